@@ -85,6 +85,10 @@ type run struct {
 	// it failed or found the message already processed, and the turn is
 	// dropped before its commit.
 	journaled, acked, lost bool
+	// commitWaiting marks a turn that reached its commit before its
+	// message's journal write settled; the commit follows that write, so
+	// that an answer is never durable before the message it answers.
+	commitWaiting bool
 }
 
 // idleTimeout is how long a scope with no connection and no work stays in

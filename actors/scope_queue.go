@@ -88,6 +88,9 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 	s.queue = append(s.queue, &queued{msg: m})
 	s.d.metrics.QueueDepth.Inc()
 	s.journal(c, m)
+	// An idle scope starts the turn now: its journal write overlaps the
+	// model call, and its commit waits for that write (see the Commit case of step).
+	s.maybeStart(c)
 }
 
 func (s *Scope) reject(m *messages.UserMessage, code web.Code, text string) {
@@ -126,6 +129,10 @@ func (s *Scope) journal(c actor.Context, m *messages.UserMessage) {
 func (s *Scope) onJournaled(c actor.Context, m *journaled) {
 	if r := s.current; r != nil && r.msg.MessageID == m.messageID {
 		s.onCurrentJournaled(r, m)
+		if r.commitWaiting {
+			r.commitWaiting = false
+			s.commit(c)
+		}
 		return
 	}
 	i := s.find(m.messageID)

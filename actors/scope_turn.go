@@ -143,19 +143,30 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 	case *pipeline.ApprovalRequest:
 		s.requestApproval(c, t.ID, r.Work)
 	case *pipeline.Commit:
-		if s.current.lost {
-			// The message never became durable, or was already answered
-			// before: the turn's work is dropped unseen.
-			s.endTurn(c)
+		if !s.current.journaled && !s.current.lost {
+			s.current.commitWaiting = true
 			return
 		}
-		tc := s.turnCommit(s.current)
-		s.io(c, t.ID, "commit turn", func(ctx context.Context) pipeline.Result {
-			return pipeline.Result{Err: s.d.DB.CommitTurn(ctx, tc)}
-		})
+		s.commit(c)
 	default:
 		s.failTurn(c, fmt.Errorf("turn %s awaits unknown request %T", t.ID, req))
 	}
+}
+
+// commit writes the turn's one atomic commit, once its message's journal
+// write has settled.
+func (s *Scope) commit(c actor.Context) {
+	r := s.current
+	if r.lost {
+		// The message never became durable, or was already answered
+		// before: the turn's work is dropped unseen.
+		s.endTurn(c)
+		return
+	}
+	tc := s.turnCommit(r)
+	s.io(c, r.turn.ID, "commit turn", func(ctx context.Context) pipeline.Result {
+		return pipeline.Result{Err: s.d.DB.CommitTurn(ctx, tc)}
+	})
 }
 
 func (s *Scope) memBudget(n int) int {
