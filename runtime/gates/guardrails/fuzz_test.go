@@ -1,6 +1,7 @@
 package guardrails
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,9 @@ func FuzzValidators(f *testing.F) {
 		r := d.Detect(s)
 		if r.Score < 0 || r.Score > 1 {
 			t.Fatalf("score %v out of range", r.Score)
+		}
+		if full := d.detect(s, false); full.Score != r.Score || !slices.Equal(full.Signals, r.Signals) {
+			t.Fatalf("prefilter changed the report of %q: %v, full scan %v", s, r.Signals, full.Signals)
 		}
 		for name, redact := range map[string]func(string) (string, []Finding){"pii": pii.Redact, "secrets": sec.Redact} {
 			once, _ := redact(s)

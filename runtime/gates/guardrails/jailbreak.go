@@ -35,6 +35,7 @@ type jailbreakPattern struct {
 	category string
 	weight   float64
 	re       *regexp.Regexp
+	lits     []string // one of them occurs in every match (prefilter.go)
 }
 
 // Word lists shared by several patterns.
@@ -52,7 +53,7 @@ const (
 // on", a bare mention of a system prompt) only block in combination.
 func jailbreakPatterns() []jailbreakPattern {
 	p := func(id, category string, weight float64, expr string) jailbreakPattern {
-		return jailbreakPattern{id: id, category: category, weight: weight, re: regexp.MustCompile(expr)}
+		return jailbreakPattern{id: id, category: category, weight: weight, re: regexp.MustCompile(expr), lits: requiredLiterals(expr)}
 	}
 	return []jailbreakPattern{
 		// Instruction override.
@@ -133,11 +134,22 @@ func NewDetector() *Detector {
 
 // Detect scores text. It reads at most the first 64 KiB.
 func (d *Detector) Detect(text string) JailbreakReport {
+	return d.detect(text, true)
+}
+
+// detect is Detect, with the literal prefilter or without it (for tests
+// proving the two agree).
+func (d *Detector) detect(text string, prefilter bool) JailbreakReport {
 	norm := normalize(text)
-	norm = d.spaced.ReplaceAllStringFunc(norm, func(s string) string { return strings.ReplaceAll(s, " ", "") })
+	if !prefilter || maySpell(norm) {
+		norm = d.spaced.ReplaceAllStringFunc(norm, func(s string) string { return strings.ReplaceAll(s, " ", "") })
+	}
 	best := map[string]float64{}
 	var rep JailbreakReport
 	for _, p := range d.patterns {
+		if prefilter && !mayMatch(norm, p.lits) {
+			continue
+		}
 		if !p.re.MatchString(norm) {
 			continue
 		}
