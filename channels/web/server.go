@@ -135,7 +135,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	first := !s.closing
 	s.closing = true
-	started := s.started
+	started, ln := s.started, s.ln
 	s.mu.Unlock()
 
 	var errs []error
@@ -147,6 +147,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			if err := s.http.ShutdownWithContext(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("web: stop http server: %w", err))
 			}
+			// fasthttp's Shutdown closes only the listeners its Serve has
+			// registered; when Shutdown wins the race with the serve
+			// goroutine, closing ours is what makes Serve return
+			// (valyala/fasthttp#1371). A second Close is harmless.
+			_ = ln.Close()
 		}
 		s.tasks.close()
 	}

@@ -588,6 +588,28 @@ func TestShutdownClosesSockets(t *testing.T) {
 	}
 }
 
+// TestShutdownRightAfterListen stops servers that never served a request:
+// fasthttp's Shutdown only closes the listeners its Serve has registered, so
+// a Shutdown that wins the race with the serve goroutine must still stop it
+// (valyala/fasthttp#1371).
+func TestShutdownRightAfterListen(t *testing.T) {
+	for i := range 20 {
+		s, err := New(Options{Gateway: &fakeGateway{}, Host: "127.0.0.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Listen(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = s.Shutdown(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("run %d: Shutdown right after Listen: %v", i, err)
+		}
+	}
+}
+
 func TestShutdownDeadlineCutsSilentClients(t *testing.T) {
 	s, gw := startServer(t, Options{CloseGrace: time.Hour}) // would wait an hour for a close reply
 	ws := mustDial(t, s, "/ws")
