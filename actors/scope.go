@@ -47,6 +47,9 @@ type Scope struct {
 	// delivered are outbox ids handed to a connection whose deletion is not
 	// yet written; they ride along with the next commit.
 	delivered []string
+	// deliveredTimer, when set, writes delivered on its own if no turn
+	// commit carries it first (scheduleDelivered).
+	deliveredTimer *time.Timer
 
 	proxy, planner *actor.PID
 	scorer         *actor.PID
@@ -159,7 +162,13 @@ func (s *Scope) common(c actor.Context) {
 		s.onPersona(c, m)
 	case *stepDone:
 		// A result for a turn that is no longer current: drop it.
+	case *flushDelivered:
+		s.onFlushDelivered()
 	case *actor.Stopping:
+		if s.deliveredTimer != nil {
+			s.deliveredTimer.Stop()
+		}
+		s.persistDelivered()
 		// Queued messages stay journaled and run when the scope comes back.
 		for range s.queue {
 			s.d.admit.release()
@@ -180,6 +189,9 @@ func (s *Scope) setState(c actor.Context) {
 }
 
 func (s *Scope) onIdleTimeout(c actor.Context) {
+	if s.current == nil {
+		s.persistDelivered()
+	}
 	if len(s.sinks) == 0 && len(s.queue) == 0 && s.current == nil && len(s.outbox) == 0 && len(s.delivered) == 0 && len(s.workers) == 0 {
 		c.Stop(c.Self())
 	}
@@ -194,6 +206,7 @@ func (s *Scope) onDrain(c actor.Context) {
 		s.declineApproval(c, p, "shutdown")
 	}
 	if s.current == nil {
+		s.persistDelivered()
 		c.Respond(&messages.Drained{})
 		return
 	}

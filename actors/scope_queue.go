@@ -201,6 +201,35 @@ func (s *Scope) onAttach(_ actor.Context, m *messages.Attach) {
 	}
 }
 
+// deliveredDelay is how long an idle scope holds the ids of delivered
+// answers before it writes their deletion on its own. A conversation's next
+// message usually comes sooner, and its turn's commit carries them, which
+// saves a write (a third of all writes under a chatbot's load). A crash in
+// that window only means the answers are delivered again after the
+// restart, and clients drop duplicates by reply_to.
+const deliveredDelay = time.Second
+
+// flushDelivered tells a scope that deliveredDelay has passed.
+type flushDelivered struct{}
+
+// scheduleDelivered arranges for delivered to be written if no turn commit
+// carries it within deliveredDelay.
+func (s *Scope) scheduleDelivered(c actor.Context) {
+	if len(s.delivered) == 0 || s.deliveredTimer != nil {
+		return
+	}
+	self, root := c.Self(), s.d.sys.Root
+	s.deliveredTimer = time.AfterFunc(deliveredDelay, func() { root.Send(self, &flushDelivered{}) })
+}
+
+func (s *Scope) onFlushDelivered() {
+	s.deliveredTimer = nil
+	if s.current == nil {
+		// A busy scope's next commit carries them instead.
+		s.persistDelivered()
+	}
+}
+
 // persistDelivered writes the deletion of delivered outbox records now. A
 // busy scope lets them ride along with its next commit instead; an idle one
 // has no next commit coming.

@@ -252,7 +252,7 @@ func (s *Scope) endTurn(c actor.Context) {
 	s.setState(c)
 	s.maybeStart(c)
 	if s.current == nil {
-		s.persistDelivered()
+		s.scheduleDelivered(c)
 	}
 }
 
