@@ -8,6 +8,10 @@ type Gates struct {
 	System []Gate `koanf:"system"`
 	// LLMDefaults apply to gates whose provider is "llm".
 	LLMDefaults LLMDefaults `koanf:"llm_defaults"`
+	// ApprovalTimeoutSeconds is how long the owner has to answer a gate
+	// approval (spec 8.1 gate_approval) before the gate blocks; fractions
+	// are allowed. Default 120.
+	ApprovalTimeoutSeconds float64 `koanf:"approval_timeout_seconds"`
 }
 
 // Gate is one system gate, with the fields of the spec's Gate model. Fields left empty

@@ -44,6 +44,9 @@ func (c *Config) validateGates(p *problems) {
 	p.between("gates.llm_defaults.temperature", d.Temperature, 0, 2)
 	p.atLeast("gates.llm_defaults.timeout_seconds", d.TimeoutSeconds, 1)
 	p.atLeast("gates.llm_defaults.max_tokens", d.MaxTokens, 1)
+	if t := c.Gates.ApprovalTimeoutSeconds; !(t > 0) {
+		p.add("gates.approval_timeout_seconds", "must be more than 0 seconds, got %s; the default is 120", num(t))
+	}
 }
 
 func checkRange(p *problems, key string, r *Range) {

@@ -509,6 +509,29 @@ type WorkItem struct {
 	BudgetUsed          BudgetUsed       `json:"budget_used"`
 	VerificationResults []map[string]any `json:"verification_results"`
 	CreatedAt           time.Time        `json:"created_at"`
+	// Ladder is the work item's place on the escalation ladder, kept so
+	// that it survives a crash.
+	Ladder LadderState `json:"ladder,omitzero"`
+}
+
+// Stages of the escalation ladder (spec 19.5.3) a work item can wait in.
+const (
+	LadderConsulting = "consulting" // waiting on the planner's guidance
+	LadderReplanning = "replanning" // waiting on a re-plan and its approval
+)
+
+// LadderState is where a work item stands on the escalation ladder of spec
+// 19.5.3 (consult the planner, re-plan, escalate to the owner). It is
+// runtime-managed, never part of the plan hash.
+type LadderState struct {
+	// Stage is LadderConsulting, LadderReplanning or "" (attempting).
+	Stage string `json:"stage,omitempty"`
+	// Guidance is the planner's latest guidance, given to every later attempt.
+	Guidance string `json:"guidance,omitempty"`
+	// LastFailure says why the last attempt failed.
+	LastFailure string `json:"last_failure,omitempty"`
+	// ReplanDepth counts the re-plans that led to this work item.
+	ReplanDepth int `json:"replan_depth,omitempty"`
 }
 
 // NewWorkItem returns a work item with every default of the spec set.

@@ -42,7 +42,9 @@ import (
 //	n/<domain>\0<nonce>             used nonce: expiry unix nanos, int64 BE; Badger TTL = ttl
 //
 //	mem/<scope>\0<memory_id>        memory item (codec v1, MemoryItem JSON)
-//	mi/<scope>\0<term>\0<memory_id> posting (1 byte: 1 if low_reingestion else 0)
+//	mi/<scope>\0<term>\0<memory_id> posting (15 bytes: 1 if low_reingestion else 0, created unix nanos 8 BE, term frequency 2 BE, item length in tokens 4 BE)
+//	mdf/<scope>\0<term>             document frequency for BM25: indexed items holding term (4 BE); absent = 0
+//	mst/<scope>\0                   BM25 totals: indexed items (8 BE), their total length in tokens (8 BE); absent = 0
 //	mt/<scope>\0<created:8 BE><memory_id>  recency index (empty value); created = unix nanos, offset to sort unsigned
 //
 //	ut/<scope>                      usage total (codec v1, UsageRecord JSON)
@@ -53,6 +55,11 @@ import (
 //	pi/<event_id>                   index persona event id -> <scope>\0<pseq:8 BE> (raw); event ids are unique across scopes
 //
 //	wi/<scope>\0<work_item_id>      active work item with its runtime state (codec v1, WorkItem JSON); deleted when it finishes
+//
+//	dv/<device_id>                  owner device key (codec v1, Device JSON); kept after revocation (devices.go)
+//	dc/<sha256(code):32 raw>        pending device enrolment code (codec v1, EnrolmentCode JSON); Badger TTL = expiry
+//	sr/<ref_id>                     secure-input request, pending or fulfilled (codec v1, SecureInputRequest JSON); never the value
+//	ov/last                         owner's last PWA visit: unix nanos, int64 BE (visits.go)
 const (
 	pfxMeta           = "meta/"
 	keySchemaVersion  = "meta/version"
@@ -76,12 +83,22 @@ const (
 	pfxMemory         = "mem/"
 	pfxPosting        = "mi/"
 	pfxMemoryTime     = "mt/"
+	pfxDocFreq        = "mdf/"
+	pfxMemStats       = "mst/"
 	pfxUsageTotal     = "ut/"
 	pfxUsageDay       = "ud/"
 	pfxPersonaState   = "ps/"
 	pfxPersonaEvent   = "pe/"
 	pfxPersonaIndex   = "pi/"
 	pfxWorkItem       = "wi/"
+)
+
+// Owner devices, secure input and presence (see the layout above).
+const (
+	pfxDevice      = "dv/"
+	pfxDeviceCode  = "dc/"
+	pfxSecureInput = "sr/"
+	keyOwnerVisit  = "ov/last"
 )
 
 // maxIDLen bounds every identifier that goes into a key; Badger keys are
@@ -165,6 +182,8 @@ func postingKey(scope, term, memoryID string) []byte {
 }
 
 func postingPrefix(scope, term string) []byte { return postingKey(scope, term, "") }
+
+func docFreqKey(scope, term string) []byte { return key2(pfxDocFreq, scope, term) }
 
 // memoryTimeKey orders memories by creation time; the int64 nanos are offset
 // by 1<<63 so that times before 1970 still sort before later ones.

@@ -21,7 +21,7 @@ type Memory struct{ d *DB }
 type preparedMemory struct {
 	item  *messages.MemoryItem
 	val   []byte
-	terms []string
+	terms docTerms
 }
 
 // memoryKeyOverhead estimates the keys of one memory item besides its
@@ -56,8 +56,8 @@ func prepareMemories(items []messages.MemoryItem, now time.Time) (out []prepared
 		ts := memoryTerms(m)
 		out[i] = preparedMemory{item: m, val: val, terms: ts}
 		size += int64(len(val)) + memoryKeyOverhead
-		for _, t := range ts {
-			size += int64(len(t)+len(m.MemoryID)) + postingOverhead
+		for _, t := range ts.terms {
+			size += int64(2*len(t.term)+len(m.MemoryID)) + postingOverhead
 		}
 	}
 	return out, size, nil

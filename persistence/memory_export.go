@@ -124,7 +124,11 @@ func (mem Memory) All(ctx context.Context, scope string, fn func(messages.Memory
 // DeleteScope empties them: the index first, so that a DeleteScope cut
 // short leaves items without index entries (Get finds them, Search and
 // Recent do not) rather than index entries pointing at missing items.
-var deletePhases = []string{pfxPosting, pfxMemoryTime, pfxMemory}
+var deletePhases = []string{pfxPosting, pfxDocFreq, pfxMemStats, pfxMemoryTime, pfxMemory}
+
+// indexPhases are the key families Reindex rebuilds: everything derived
+// from the mem/ records.
+var indexPhases = []string{pfxPosting, pfxDocFreq, pfxMemStats, pfxMemoryTime}
 
 // deleteCursor is where the next DeleteScope batch starts: the phase and
 // the key after which to resume (nil: the start of the phase).
@@ -133,7 +137,7 @@ type deleteCursor struct {
 	after []byte
 }
 
-func (c deleteCursor) done() bool { return c.phase == len(deletePhases) }
+func (c deleteCursor) done(phases []string) bool { return c.phase == len(phases) }
 
 // DeleteScope deletes every memory item of scope with all its index
 // entries, including index entries no item refers to any more. It deletes
@@ -146,6 +150,15 @@ func (mem Memory) DeleteScope(ctx context.Context, scope string) error {
 	if err := validID("scope", scope); err != nil {
 		return fmt.Errorf("delete memory scope: %w", err)
 	}
+	if err := mem.deleteKeys(ctx, scope, deletePhases); err != nil {
+		return fmt.Errorf("delete memory scope %s: %w", scope, err)
+	}
+	return nil
+}
+
+// deleteKeys deletes every key of the families phases of scope, in batches
+// (see DeleteScope).
+func (mem Memory) deleteKeys(ctx context.Context, scope string, phases []string) error {
 	maxKeys := int(min(mem.d.bdb.MaxBatchCount()/4, deleteScopeMaxKeys))
 	maxBytes := mem.d.bdb.MaxBatchSize() / 4
 	// Sweep until one whole sweep finds nothing, so that items written
@@ -158,15 +171,15 @@ func (mem Memory) DeleteScope(ctx context.Context, scope string) error {
 		)
 		err := mem.d.updateSized(ctx, maxBytes, func(txn *wtxn) error {
 			var err error
-			next, n, err = stageScopeDelete(txn, scope, cur, maxKeys, maxBytes)
+			next, n, err = stageScopeDelete(txn, scope, phases, cur, maxKeys, maxBytes)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("delete memory scope %s: %w", scope, err)
+			return err
 		}
 		swept += n
 		cur = next
-		if !cur.done() {
+		if !cur.done(phases) {
 			continue
 		}
 		if swept == 0 {
@@ -179,15 +192,15 @@ func (mem Memory) DeleteScope(ctx context.Context, scope string) error {
 // stageScopeDelete deletes up to maxKeys keys (about maxBytes) of scope
 // from cur on, and returns where the next batch starts and how many keys it
 // deleted.
-func stageScopeDelete(txn *wtxn, scope string, cur deleteCursor, maxKeys int, maxBytes int64) (deleteCursor, int, error) {
+func stageScopeDelete(txn *wtxn, scope string, phases []string, cur deleteCursor, maxKeys int, maxBytes int64) (deleteCursor, int, error) {
 	var (
 		keys [][]byte
 		size int64
 	)
-	next := deleteCursor{phase: len(deletePhases)}
+	next := deleteCursor{phase: len(phases)}
 collect:
-	for phase := cur.phase; phase < len(deletePhases); phase++ {
-		p := scopePrefix(deletePhases[phase], scope)
+	for phase := cur.phase; phase < len(phases); phase++ {
+		p := scopePrefix(phases[phase], scope)
 		start := p
 		if phase == cur.phase && cur.after != nil {
 			start = append(bytes.Clone(cur.after), 0) // the key right after
@@ -219,4 +232,64 @@ collect:
 		}
 	}
 	return next, len(keys), nil
+}
+
+// reindexBatch is how many items one Reindex transaction indexes.
+const reindexBatch = 256
+
+// Reindex rebuilds the keyword index of scope (postings, document
+// frequencies, totals) and its recency index from the stored items, so
+// that a damaged or outdated index ranks exactly as one maintained write by
+// write. It deletes the index, then indexes the items in batches, each its
+// own transaction; it is not atomic, and Search may miss items until it
+// returns. Run it on a data dir no daemon uses (`silas memory reindex`);
+// calling it again after a failure finishes the job.
+func (mem Memory) Reindex(ctx context.Context, scope string) (int, error) {
+	if err := validID("scope", scope); err != nil {
+		return 0, fmt.Errorf("reindex memory: %w", err)
+	}
+	if err := mem.deleteKeys(ctx, scope, indexPhases); err != nil {
+		return 0, fmt.Errorf("reindex memory %s: delete index: %w", scope, err)
+	}
+	n := 0
+	var batch []messages.MemoryItem
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		var size int64
+		terms := make([]docTerms, len(batch))
+		for i := range batch {
+			terms[i] = memoryTerms(&batch[i])
+			size += memoryKeyOverhead
+			for _, t := range terms[i].terms {
+				size += int64(2*len(t.term)+len(batch[i].MemoryID)) + postingOverhead
+			}
+		}
+		err := mem.d.updateSized(ctx, size, func(txn *wtxn) error {
+			for i := range batch {
+				if err := indexMemory(txn, scope, &batch[i], terms[i]); err != nil {
+					return fmt.Errorf("memory %s: %w", batch[i].MemoryID, err)
+				}
+			}
+			return nil
+		})
+		n += len(batch)
+		batch = batch[:0]
+		return err
+	}
+	err := mem.All(ctx, scope, func(m messages.MemoryItem) error {
+		batch = append(batch, m)
+		if len(batch) < reindexBatch {
+			return nil
+		}
+		return flush()
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return n, fmt.Errorf("reindex memory %s: %w", scope, err)
+	}
+	return n, nil
 }

@@ -1,11 +1,10 @@
 package persistence
 
 import (
-	"github.com/kljensen/snowball/english"
-
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -13,20 +12,38 @@ import (
 	"unicode"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/kljensen/snowball/english"
 
 	"github.com/silas-ai/silas/messages"
 )
 
-// Keyword index. Each memory item's Content and SemanticTags are split
-// into lower-case word tokens (maximal runs of Unicode letters and digits,
-// at most maxTermLen bytes; longer runs are cut). Each distinct term gets a
-// posting key mi/<scope>\0<term>\0<memory_id> whose 9-byte value is a flag
-// (1 = low_reingestion) and the item's created time, so Search can filter
-// and rank without loading items. A later issue replaces this with BM25;
-// everything here can be rebuilt from the mem/ records.
+// Keyword index with BM25 ranking. Each memory item's Content and
+// SemanticTags are split into lower-case word tokens (maximal runs of
+// Unicode letters and digits, at most maxTermLen bytes; longer runs are
+// cut) reduced to their English stem. The index of one scope is:
+//
+//	mi/<scope>\0<term>\0<memory_id>  posting, 15 bytes: flag (1 = low_reingestion),
+//	                                 created unix nanos (8 BE), term frequency
+//	                                 (2 BE), item length in tokens (4 BE)
+//	mdf/<scope>\0<term>              document frequency: items holding term (4 BE)
+//	mst/<scope>\0                    items indexed (8 BE) and their total length (8 BE)
+//
+// All three are written in the transaction that writes the item, so
+// Search reads N, df and the average length without scanning the scope.
+// Everything here is derived from the mem/ records: Memory.Reindex and the
+// migrations rebuild it.
+
+// BM25 parameters (Robertson/Sparck Jones, the usual defaults).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
 
 // maxTermLen caps a term's length in bytes.
 const maxTermLen = 64
+
+// postingLen is the size of a posting value.
+const postingLen = 15
 
 // DefaultSearchLimit is the number of results when SearchOptions.Limit is 0.
 const DefaultSearchLimit = 10
@@ -43,11 +60,11 @@ type ScoredMemory struct {
 	Score float64
 }
 
-// terms returns the distinct index terms of the given texts, sorted: words
-// lower-cased and reduced to their English stem (Snowball/Porter2), so that
-// "cats" finds "cat" and "running" finds "runs". Stop words are kept, since
-// idf already gives them little weight.
-func terms(texts ...string) []string {
+// tokens returns the index tokens of the given texts in order, repeats
+// kept: words lower-cased and reduced to their English stem
+// (Snowball/Porter2), so that "cats" finds "cat" and "running" finds
+// "runs". Stop words are kept, since idf already gives them little weight.
+func tokens(texts ...string) []string {
 	var out []string
 	for _, t := range texts {
 		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool {
@@ -62,53 +79,187 @@ func terms(texts ...string) []string {
 			}
 		}
 	}
+	return out
+}
+
+// terms returns the distinct index terms of the given texts, sorted.
+func terms(texts ...string) []string {
+	out := tokens(texts...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// termFreq is one distinct term of an item and how often it occurs.
+type termFreq struct {
+	term string
+	tf   int
+}
+
+// docTerms is what an item contributes to the index.
+type docTerms struct {
+	terms  []termFreq // sorted by term
+	length int        // tokens, repeats counted
 }
 
 // memoryTerms returns the index terms of m. The raw low_reingestion lane
 // (every message and answer of every turn) is not keyword-indexed: it is
 // reintroduced only by replay, export or by time (Recent), and indexing it
-// would make each turn write dozens of posting keys that retrieval never
-// reads (spec 6.5: never auto-injected).
-func memoryTerms(m *messages.MemoryItem) []string {
+// would make each turn write dozens of index keys that retrieval never
+// reads (spec 6.5: never auto-injected). So raw ingest costs no index
+// write at all.
+func memoryTerms(m *messages.MemoryItem) docTerms {
 	if m.ReingestionTier == messages.TierLowReingestion {
-		return nil
+		return docTerms{}
 	}
-	return terms(append([]string{m.Content}, m.SemanticTags...)...)
+	toks := tokens(append([]string{m.Content}, m.SemanticTags...)...)
+	slices.Sort(toks)
+	d := docTerms{length: len(toks)}
+	for i := 0; i < len(toks); {
+		j := i + 1
+		for j < len(toks) && toks[j] == toks[i] {
+			j++
+		}
+		d.terms = append(d.terms, termFreq{term: toks[i], tf: j - i})
+		i = j
+	}
+	return d
 }
 
-func postingValue(m *messages.MemoryItem) []byte {
-	v := make([]byte, 1, 9)
+func postingValue(m *messages.MemoryItem, tf, length int) []byte {
+	v := make([]byte, 1, postingLen)
 	if m.ReingestionTier == messages.TierLowReingestion {
 		v[0] = 1
 	}
-	return binary.BigEndian.AppendUint64(v, uint64(m.CreatedAt.UnixNano()))
+	v = binary.BigEndian.AppendUint64(v, uint64(m.CreatedAt.UnixNano()))
+	v = binary.BigEndian.AppendUint16(v, uint16(min(tf, math.MaxUint16)))
+	return binary.BigEndian.AppendUint32(v, uint32(min(length, math.MaxUint32)))
 }
 
-// postingOverhead estimates a posting key's fixed part and value.
-const postingOverhead = 32
+// postingOverhead estimates a posting key's fixed part and value, with its
+// share of the document frequency key.
+const postingOverhead = 64
+
+// kv is the part of a Badger transaction the index code needs: the group
+// committer's wtxn, and a migration's plain transaction.
+type kv interface {
+	getter
+	Set(key, val []byte) error
+	Delete(key []byte) error
+}
 
 // indexMemory writes the posting and recency keys of m, whose terms are
-// memoryTerms(m).
-func indexMemory(txn *wtxn, scope string, m *messages.MemoryItem, terms []string) error {
-	pv := postingValue(m)
-	for _, t := range terms {
-		if err := txn.Set(postingKey(scope, t, m.MemoryID), pv); err != nil {
+// d, and counts it in the document frequencies and the scope's totals.
+func indexMemory(txn kv, scope string, m *messages.MemoryItem, d docTerms) error {
+	if len(d.terms) > 0 {
+		for _, t := range d.terms {
+			if err := txn.Set(postingKey(scope, t.term, m.MemoryID), postingValue(m, t.tf, d.length)); err != nil {
+				return err
+			}
+			if err := addDocFreq(txn, scope, t.term, 1); err != nil {
+				return err
+			}
+		}
+		if err := addMemStats(txn, scope, 1, int64(d.length)); err != nil {
 			return err
 		}
 	}
 	return txn.Set(memoryTimeKey(scope, m.CreatedAt.UnixNano(), m.MemoryID), nil)
 }
 
-// unindexMemory deletes the posting and recency keys of m.
-func unindexMemory(txn *wtxn, scope string, m *messages.MemoryItem) error {
-	for _, t := range memoryTerms(m) {
-		if err := txn.Delete(postingKey(scope, t, m.MemoryID)); err != nil {
+// unindexMemory deletes the posting and recency keys of m and takes it out
+// of the frequencies and totals.
+func unindexMemory(txn kv, scope string, m *messages.MemoryItem) error {
+	d := memoryTerms(m)
+	if len(d.terms) > 0 {
+		for _, t := range d.terms {
+			if err := txn.Delete(postingKey(scope, t.term, m.MemoryID)); err != nil {
+				return err
+			}
+			if err := addDocFreq(txn, scope, t.term, -1); err != nil {
+				return err
+			}
+		}
+		if err := addMemStats(txn, scope, -1, -int64(d.length)); err != nil {
 			return err
 		}
 	}
 	return txn.Delete(memoryTimeKey(scope, m.CreatedAt.UnixNano(), m.MemoryID))
+}
+
+// getter is the read side of a transaction.
+type getter interface {
+	Get(key []byte) (*badger.Item, error)
+}
+
+// readCount reads the 4-byte big-endian count at key; a missing key is 0.
+func readCount(txn getter, key []byte) (uint64, error) {
+	v, err := readCounterValue(txn, key, 4)
+	if err != nil || v == nil {
+		return 0, err
+	}
+	return uint64(binary.BigEndian.Uint32(v)), nil
+}
+
+// readTotals reads the two 8-byte big-endian totals at key; a missing key
+// is 0, 0.
+func readTotals(txn getter, key []byte) (docs, length uint64, err error) {
+	v, err := readCounterValue(txn, key, 16)
+	if err != nil || v == nil {
+		return 0, 0, err
+	}
+	return binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), nil
+}
+
+// readCounterValue returns the value at key, which must be size bytes, or
+// nil when the key is missing. The small buffer stays on the caller's
+// stack in the common case.
+func readCounterValue(txn getter, key []byte, size int) ([]byte, error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var buf [16]byte
+	v, err := item.ValueCopy(buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	if len(v) != size {
+		return nil, fmt.Errorf("index counter %x: %d bytes, want %d: %w", key, len(v), size, ErrCorrupt)
+	}
+	return v, nil
+}
+
+// addDocFreq adds delta to the document frequency of term; a count that
+// reaches zero is deleted.
+func addDocFreq(txn kv, scope, term string, delta int64) error {
+	k := docFreqKey(scope, term)
+	c, err := readCount(txn, k)
+	if err != nil {
+		return err
+	}
+	n := max(int64(c)+delta, 0)
+	if n == 0 {
+		return txn.Delete(k)
+	}
+	return txn.Set(k, binary.BigEndian.AppendUint32(nil, uint32(n)))
+}
+
+// addMemStats adds to the scope's indexed item count and total length.
+func addMemStats(txn kv, scope string, docs, length int64) error {
+	k := scopePrefix(pfxMemStats, scope)
+	d, l, err := readTotals(txn, k)
+	if err != nil {
+		return err
+	}
+	nd, nl := max(int64(d)+docs, 0), max(int64(l)+length, 0)
+	if nd == 0 {
+		return txn.Delete(k)
+	}
+	v := binary.BigEndian.AppendUint64(nil, uint64(nd))
+	return txn.Set(k, binary.BigEndian.AppendUint64(v, uint64(nl)))
 }
 
 type hit struct {
@@ -117,10 +268,17 @@ type hit struct {
 	created int64
 }
 
-// Search returns scope's items that contain any word of query, best first.
-// An item's score is the sum, over the distinct query terms it contains, of
-// ln(1 + N/df), where N is the number of items in scope and df the number
-// of them containing the term; equal scores put the newest item first.
+// Search returns scope's items that contain any word of query, best first,
+// ranked by BM25 (k1 = 1.2, b = 0.75): an item's score is the sum, over the
+// distinct query terms it contains, of
+//
+//	idf * tf*(k1+1) / (tf + k1*(1 - b + b*len/avglen))
+//	idf = ln(1 + (N - df + 0.5) / (df + 0.5))
+//
+// where tf is how often the term occurs in the item, len the item's length
+// in tokens, N the number of indexed items of the scope, df how many hold
+// the term and avglen their average length. Equal scores put the newest
+// item first.
 func (mem Memory) Search(ctx context.Context, scope, query string, opts SearchOptions) ([]ScoredMemory, error) {
 	if err := validID("scope", scope); err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
@@ -135,68 +293,56 @@ func (mem Memory) Search(ctx context.Context, scope, query string, opts SearchOp
 	}
 	var out []ScoredMemory
 	err := mem.d.view(ctx, func(txn *badger.Txn) error {
-		type posting struct {
-			id      string
-			low     bool
-			created int64
-		}
+		out = out[:0]
 		// Most scopes (every chatbot customer) hold no indexed memory at
-		// all: one iterator answers that, instead of one per query term.
-		probe := txn.NewIterator(badger.IteratorOptions{Prefix: scopePrefix(pfxPosting, scope)})
-		probe.Rewind()
-		indexed := probe.Valid()
-		probe.Close()
-		if !indexed {
-			return nil
+		// all: one read answers that, before any term is looked at.
+		docs, length, err := readTotals(txn, scopePrefix(pfxMemStats, scope))
+		if err != nil || docs == 0 {
+			return err
 		}
-		var perTerm [][]posting
+		n, avg := float64(docs), float64(length)/float64(docs)
+		if avg <= 0 {
+			avg = 1
+		}
+		hits := map[string]*hit{}
 		for _, t := range qterms {
+			dfc, err := readCount(txn, docFreqKey(scope, t))
+			if err != nil {
+				return err
+			}
+			if dfc == 0 {
+				continue
+			}
+			df := float64(dfc)
+			idf := math.Log1p((n - df + 0.5) / (df + 0.5))
 			p := postingPrefix(scope, t)
-			var ps []posting
 			it := txn.NewIterator(badger.IteratorOptions{Prefix: p, PrefetchValues: true, PrefetchSize: 100})
 			for it.Rewind(); it.Valid(); it.Next() {
 				item := it.Item()
-				var pp posting
 				err := item.Value(func(v []byte) error {
-					if len(v) != 9 {
-						return fmt.Errorf("posting %x: %w", item.Key(), ErrCorrupt)
+					if len(v) != postingLen {
+						return fmt.Errorf("posting %x: %d bytes: %w", item.Key(), len(v), ErrCorrupt)
 					}
-					pp = posting{id: string(item.Key()[len(p):]), low: v[0] == 1, created: int64(binary.BigEndian.Uint64(v[1:]))}
+					if v[0] == 1 { // the raw lane is never indexed; skip a stray posting
+						return nil
+					}
+					id := string(item.Key()[len(p):])
+					tf := float64(binary.BigEndian.Uint16(v[9:]))
+					dl := float64(binary.BigEndian.Uint32(v[11:]))
+					h := hits[id]
+					if h == nil {
+						h = &hit{id: id, created: int64(binary.BigEndian.Uint64(v[1:]))}
+						hits[id] = h
+					}
+					h.score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
 					return nil
 				})
 				if err != nil {
 					it.Close()
 					return err
 				}
-				ps = append(ps, pp)
 			}
 			it.Close()
-			if len(ps) > 0 {
-				perTerm = append(perTerm, ps)
-			}
-		}
-		if len(perTerm) == 0 {
-			return nil // most searches of a chat turn: nothing to rank
-		}
-		// N scans the scope's keys, so it is paid only when a term matched.
-		n, err := countKeys(ctx, txn, scopePrefix(pfxMemory, scope))
-		if err != nil {
-			return err
-		}
-		hits := map[string]*hit{}
-		for _, ps := range perTerm {
-			idf := math.Log1p(float64(max(n, len(ps))) / float64(len(ps)))
-			for _, pp := range ps {
-				if pp.low { // written before the raw lane left the index
-					continue
-				}
-				h := hits[pp.id]
-				if h == nil {
-					h = &hit{id: pp.id, created: pp.created}
-					hits[pp.id] = h
-				}
-				h.score += idf
-			}
 		}
 		ranked := make([]*hit, 0, len(hits))
 		for _, h := range hits {

@@ -172,7 +172,7 @@ func testMemoryReindexMigration(t *testing.T, h *harness) {
 		if err := txn.Delete(postingKey("s1", "cat", "cat")); err != nil {
 			return err
 		}
-		return txn.Set(postingKey("s1", "cats", "cat"), postingValue(&messages.MemoryItem{CreatedAt: t0}))
+		return txn.Set(postingKey("s1", "cats", "cat"), postingValue(&messages.MemoryItem{CreatedAt: t0}, 1, 6))
 	})
 	if err != nil {
 		t.Fatal(err)

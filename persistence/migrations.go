@@ -57,41 +57,62 @@ func migrations() []migration {
 			description: "rebuild the memory keyword index with English stems, without the low_reingestion lane",
 			apply:       reindexMemory,
 		},
+		{
+			version:     3,
+			name:        "memory-index-bm25",
+			description: "rebuild the memory keyword index with term frequencies, item lengths, document frequencies (mdf/) and scope totals (mst/) for BM25",
+			apply:       reindexMemory,
+		},
 	}
 }
 
-// reindexMemory rebuilds every posting from the stored memory items. It
-// runs in the migration's single transaction, which bounds the memory a
-// data dir may hold when it migrates (Badger's transaction size limit).
+// reindexMemory rebuilds the keyword index (postings, document frequencies,
+// scope totals) from the stored memory items, as the current build writes
+// it; migrations 2 and 3 both run it. It runs in the migration's single
+// transaction, which bounds the memory a data dir may hold when it migrates
+// (Badger's transaction size limit); `silas memory reindex` rebuilds in
+// batches instead.
 func reindexMemory(txn *badger.Txn) error {
 	var stale [][]byte
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(pfxPosting)})
-	for it.Rewind(); it.Valid(); it.Next() {
-		stale = append(stale, it.Item().KeyCopy(nil))
+	for _, pfx := range []string{pfxPosting, pfxDocFreq, pfxMemStats} {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(pfx)})
+		for it.Rewind(); it.Valid(); it.Next() {
+			stale = append(stale, it.Item().KeyCopy(nil))
+		}
+		it.Close()
 	}
-	it.Close()
 	for _, k := range stale {
 		if err := txn.Delete(k); err != nil {
 			return fmt.Errorf("reindex memory: %w", err)
 		}
 	}
-	it = txn.NewIterator(badger.IteratorOptions{Prefix: []byte(pfxMemory), PrefetchValues: true})
-	defer it.Close()
+	// Items are collected first: a read-write transaction allows one
+	// iterator at a time, and indexing reads the counters it updates.
+	type scoped struct {
+		scope string
+		item  messages.MemoryItem
+	}
+	var items []scoped
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(pfxMemory), PrefetchValues: true})
 	for it.Rewind(); it.Valid(); it.Next() {
 		key := it.Item().Key()
 		scope, _, ok := bytes.Cut(key[len(pfxMemory):], []byte{0})
 		if !ok {
+			it.Close()
 			return fmt.Errorf("reindex memory: key %q: %w", key, ErrCorrupt)
 		}
 		var m messages.MemoryItem
 		if err := it.Item().Value(func(v []byte) error { return decodeJSON(v, &m) }); err != nil {
+			it.Close()
 			return fmt.Errorf("reindex memory %q: %w", key, err)
 		}
-		pv := postingValue(&m)
-		for _, t := range memoryTerms(&m) {
-			if err := txn.Set(postingKey(string(scope), t, m.MemoryID), pv); err != nil {
-				return fmt.Errorf("reindex memory: %w", err)
-			}
+		items = append(items, scoped{scope: string(scope), item: m})
+	}
+	it.Close()
+	for i := range items {
+		m := &items[i].item
+		if err := indexMemory(txn, items[i].scope, m, memoryTerms(m)); err != nil {
+			return fmt.Errorf("reindex memory %s/%s: %w", items[i].scope, m.MemoryID, err)
 		}
 	}
 	return nil

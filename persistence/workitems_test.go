@@ -18,6 +18,7 @@ func testWorkItems(t *testing.T, h *harness) {
 	w.Attempts = 1
 	w.BudgetUsed = messages.BudgetUsed{Attempts: 1, Tokens: 42, ExecutorRuns: 3}
 	w.VerificationResults = []map[string]any{{"attempt": float64(1), "passed": false}}
+	w.Ladder = messages.LadderState{Stage: messages.LadderConsulting, Guidance: "check the path", LastFailure: "exit 1", ReplanDepth: 1}
 	for _, put := range []struct {
 		scope string
 		w     *messages.WorkItem
@@ -39,7 +40,7 @@ func testWorkItems(t *testing.T, h *harness) {
 		t.Fatalf("List(s1) = %d items, want w0 and w1 of s1 only", len(got))
 	}
 	r := got[1]
-	if r.Status != messages.StatusRunning || r.Attempts != 2 || r.BudgetUsed != w.BudgetUsed || len(r.VerificationResults) != 1 || r.Title != "one" {
+	if r.Status != messages.StatusRunning || r.Attempts != 2 || r.BudgetUsed != w.BudgetUsed || len(r.VerificationResults) != 1 || r.Title != "one" || r.Ladder != w.Ladder {
 		t.Fatalf("List(s1)[1] = %+v, want the last version put", r)
 	}
 	scopes, err := s.Scopes(ctx)

@@ -40,6 +40,11 @@
 // limit fails with ErrExhausted; verifying a stale copy whose counter lags
 // fails with ErrReplay.
 //
+// When a work item finishes, Complete records its execution as spent in
+// the domain "exec_done" (same content-bound key); Check refuses a spent
+// execution with ErrReplay, so a stored copy of a finished work item, or
+// its token replayed for a second run, is blocked at the entry gate.
+//
 // Check proves that a consuming Verify happened for this exact work item:
 // besides 1 <= executions_used <= max_executions it looks up the
 // content-bound key of one of the token's execution nonces in the nonce

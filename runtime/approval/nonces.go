@@ -15,6 +15,10 @@ const (
 	// DomainExecSlot holds the execution slots "{token_id}:{n}" that stop a
 	// stale copy of a token from being verified again.
 	DomainExecSlot = "exec_slot"
+	// DomainExecDone holds the content-bound execution keys of executions
+	// that ran to their end (see Engine.Complete): Check refuses them, so a
+	// stored copy of a finished work item cannot run again.
+	DomainExecDone = "exec_done"
 )
 
 // NonceStore remembers used nonces per domain for a TTL. persistence.Nonces

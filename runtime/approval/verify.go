@@ -112,14 +112,28 @@ func (e *Engine) Check(ctx context.Context, t *messages.ApprovalToken, w *messag
 	if t.ExecutionsUsed < 1 {
 		return fmt.Errorf("check token %s: no execution was authorized yet: %w", t.TokenID, ErrNotVerified)
 	}
+	finished := false
 	for _, n := range t.ExecutionNonces {
-		used, err := e.nonces.IsUsed(ctx, DomainExec, execKey(t.TokenID, bound, n))
+		key := execKey(t.TokenID, bound, n)
+		used, err := e.nonces.IsUsed(ctx, DomainExec, key)
 		if err != nil {
 			return fmt.Errorf("check token %s: look up execution nonce: %w", t.TokenID, err)
 		}
-		if used {
+		if !used {
+			continue
+		}
+		done, err := e.nonces.IsUsed(ctx, DomainExecDone, key)
+		if err != nil {
+			return fmt.Errorf("check token %s: look up finished execution: %w", t.TokenID, err)
+		}
+		if !done {
 			return nil
 		}
+		finished = true
+	}
+	if finished {
+		return fmt.Errorf("check token %s: the execution it authorized for work item %s already ran to its end: %w",
+			t.TokenID, w.ID, ErrReplay)
 	}
 	if standing {
 		return fmt.Errorf("check token %s: task %s (plan hash %s) is not a task the standing token authorized: %w",
@@ -225,4 +239,38 @@ func parentOf(w *messages.WorkItem) string {
 		return "(none)"
 	}
 	return *w.Parent
+}
+
+// Complete records that the execution t authorized for w ran to its end
+// (done, failed or stuck), so that Check refuses t for w from then on: a
+// token replayed for a second run of the same work item is blocked at the
+// execution entry gate. It marks every execution of t bound to w's plan
+// hash; the keys live as long as the execution keys themselves. It is
+// idempotent and modifies neither t nor w.
+func (e *Engine) Complete(ctx context.Context, t *messages.ApprovalToken, w *messages.WorkItem) error {
+	if t == nil || w == nil {
+		return fmt.Errorf("complete: token and work item are required: %w", ErrInvalidRequest)
+	}
+	bound, err := messages.WorkItemPlanHash(w)
+	if err != nil {
+		return fmt.Errorf("complete token %s: %w", t.TokenID, err)
+	}
+	ttl := t.ExpiresAt.Sub(e.now()) + e.cfg.NonceTTL
+	if ttl <= 0 {
+		return nil // the execution keys are gone: Check fails on expiry anyway
+	}
+	for _, n := range t.ExecutionNonces {
+		key := execKey(t.TokenID, bound, n)
+		used, err := e.nonces.IsUsed(ctx, DomainExec, key)
+		if err != nil {
+			return fmt.Errorf("complete token %s: look up execution nonce: %w", t.TokenID, err)
+		}
+		if !used {
+			continue
+		}
+		if _, err := e.nonces.Consume(ctx, DomainExecDone, key, ttl); err != nil {
+			return fmt.Errorf("complete token %s: record finished execution: %w", t.TokenID, err)
+		}
+	}
+	return nil
 }

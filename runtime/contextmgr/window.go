@@ -129,3 +129,14 @@ func (w *Window) removeWhere(zi int, drop func(*messages.ContextItem) bool) []me
 	w.zones[zi] = kept
 	return out
 }
+
+// Remove deletes the item with ctxID from zone and reports whether it was
+// there. Use it for per-turn items that no longer apply, such as a
+// customer's context after their access level dropped.
+func (w *Window) Remove(zone messages.ContextZone, ctxID string) bool {
+	zi := zoneIndex(zone)
+	if zi < 0 {
+		return false
+	}
+	return len(w.removeWhere(zi, func(it *messages.ContextItem) bool { return it.CtxID == ctxID })) > 0
+}

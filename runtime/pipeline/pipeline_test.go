@@ -103,6 +103,8 @@ func TestDirectTurn(t *testing.T) {
 				t.Errorf("auto-retrieval query %+v", r.Queries)
 			}
 			return Result{Value: []messages.MemoryItem{{MemoryID: "m-cat", Content: "the owner has a cat named Miso", Taint: messages.TaintOwner, CreatedAt: now}}}
+		case *LoadAccess:
+			return ownerAccess
 		case *ModelCall:
 			for _, want := range []string{"[auth] owner: hi", "the owner has a cat named Miso"} {
 				if !strings.Contains(r.Prompt, want) {
@@ -116,8 +118,8 @@ func TestDirectTurn(t *testing.T) {
 		t.Fatalf("unexpected request %T", req)
 		return Result{}
 	})
-	if len(reqs) != 3 {
-		t.Fatalf("requests = %d, want memory query, proxy call and commit", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("requests = %d, want memory query, access view, proxy call and commit", len(reqs))
 	}
 	if turn.Answer == nil || turn.Answer.Text != "hello there" || turn.Answer.ReplyTo != "m1" {
 		t.Fatalf("answer = %+v", turn.Answer)
@@ -145,6 +147,8 @@ func TestPlannerTurnRunsMemoryStages(t *testing.T) {
 		case *QueryMemory:
 			kinds = append(kinds, "query")
 			return Result{Value: []messages.MemoryItem{{MemoryID: "mem1", Content: "likes green tea", Taint: messages.TaintOwner, CreatedAt: now}}}
+		case *LoadAccess:
+			return ownerAccess
 		case *ApplyMemoryOps:
 			kinds = append(kinds, fmt.Sprintf("ops:%d", len(r.Ops)))
 			return Result{Value: len(r.Ops)}

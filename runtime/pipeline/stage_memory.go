@@ -32,6 +32,12 @@ func runMemoryQueries(t *Turn, _ *Env) Effect {
 	if t.Blocked || t.Response == nil || len(t.Response.MemoryQueries) == 0 {
 		return next
 	}
+	if !t.ToolAllowed(ToolMemorySearch) {
+		// The access level does not include memory_search (step 6's
+		// FilteredToolset): the agent's queries are not run.
+		t.audit("memory_queries_refused", map[string]any{"level": t.Access.Level, "queries": len(t.Response.MemoryQueries)})
+		return next
+	}
 	return Effect{Await: &QueryMemory{Queries: t.Response.MemoryQueries}}
 }
 
@@ -54,9 +60,15 @@ func resumeMemoryQueries(t *Turn, e *Env, r Result) Effect {
 			continue
 		}
 		have[src] = true
+		content := m.Content
+		if m.Taint == messages.TaintExternal {
+			// Stored external content was scrubbed when written; scrub again
+			// for items that came in by import or before scrubbing existed.
+			content = contextmgr.ScrubInjection(content)
+		}
 		e.Window.Add(messages.ContextItem{
-			CtxID: e.NewID(), Zone: messages.ZoneMemory, Content: m.Content,
-			TokenCount: contextmgr.EstimateTokens(m.Content), CreatedAt: m.CreatedAt,
+			CtxID: e.NewID(), Zone: messages.ZoneMemory, Content: content,
+			TokenCount: contextmgr.EstimateTokens(content), CreatedAt: m.CreatedAt,
 			TurnNumber: t.Number, Source: src, Taint: m.Taint, Kind: messages.KindMemory, Relevance: 1,
 		})
 	}

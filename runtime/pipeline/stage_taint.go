@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/contextmgr"
 	"github.com/silas-ai/silas/runtime/taint"
 )
 
@@ -38,6 +39,15 @@ func resumeTaint(t *Turn, _ *Env, res Result) Effect {
 
 func (t *Turn) applyTaint(r taint.Result) {
 	t.Taint, t.KeyID = r.Taint, r.KeyID
+	if t.Taint == messages.TaintExternal {
+		// External text is scrubbed of injection markers at the boundary
+		// (spec 5.12), before the chronicle, memory or a model sees it; the
+		// input gates of step 1 judged the text as it was sent.
+		if s := contextmgr.ScrubInjection(t.In.Text); s != t.In.Text {
+			t.In.Text = s
+			t.audit("injection_markers_scrubbed", map[string]any{"message_id": t.In.MessageID})
+		}
+	}
 	switch {
 	case r.Replay:
 		t.audit("replay_attempt", map[string]any{"message_id": t.In.MessageID, "key_id": r.KeyID, "reason": r.Reason})

@@ -12,7 +12,7 @@ var stages = []Stage{
 	{Step: "3.5", Name: "raw_ingest", Run: runRawIngest},
 	{Step: "4", Name: "auto_retrieve", Run: runAutoRetrieve, Resume: resumeMemoryQueries},
 	{Step: "5", Name: "token_budget", Run: runTokenBudget, Resume: resumeTokenBudget},
-	{Step: "6", Name: "toolset", Run: passThrough},
+	{Step: "6", Name: "toolset", Run: runToolset, Resume: resumeToolset},
 	{Step: "6.5", Name: "skill_toolsets", Run: passThrough},
 	{Step: "7", Name: "route", Run: runRoute, Resume: resumeRoute},
 	{Step: "8", Name: "output_gates", Run: runOutputGates, Resume: resumeOutputGates},
@@ -22,7 +22,7 @@ var stages = []Stage{
 	{Step: "11.5", Name: "raw_output_ingest", Run: runRawOutputIngest},
 	{Step: "12", Name: "plan_flow", Run: runPlanFlow, Resume: resumePlanFlow},
 	{Step: "13", Name: "send", Run: runSend, Resume: resumeSend},
-	{Step: "14", Name: "access_update", Run: passThrough},
+	{Step: "14", Name: "access_update", Run: runAccessUpdate, Resume: resumeAccessUpdate},
 	{Step: "15", Name: "personality_update", Run: runPersonaUpdate, Resume: resumePersonaUpdate},
 	{Step: "16", Name: "turn_counter", Run: runTurnCounter},
 }

@@ -79,6 +79,14 @@ type Turn struct {
 	// Quality holds advisory checks for the scope to run off the turn's
 	// path; the scope empties it after every step.
 	Quality []gates.Check
+	// gate is the state of the gate stage in progress (approvals asked,
+	// rephrase attempts, memory ops being gated).
+	gate gateFlow
+
+	// InputGateResults are the step-1 policy results of a turn that went
+	// on; Access is the access view of step 6. Step 14 reads both.
+	InputGateResults []messages.GateResult
+	Access           AccessView
 
 	// Plan is the work item parsed from the planner's plan_action (step
 	// 12), nil when the turn proposed none.

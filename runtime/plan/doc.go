@@ -27,4 +27,8 @@
 // a *Error naming the plan line and the field, so the planner can fix it.
 // Absent fields take the spec's defaults; the result passes
 // WorkItem.Validate and has a computable plan hash.
+//
+// ParseGoal reads a scheduled goal (silas.active_goal) and FixTask builds
+// the fix task a goal spawns when its checks fail (spec 5.2.3), the task a
+// goal's standing approval token authorizes.
 package plan

@@ -29,6 +29,7 @@ func runtimeManaged() map[string]string {
 		"budget_used":          managed,
 		"verification_results": managed,
 		"created_at":           managed,
+		"ladder":               managed,
 		"body":                 "the briefing is the markdown after the front matter; remove the key",
 	}
 }

@@ -17,5 +17,7 @@
 //
 // Gate fields used: check is the question or policy the model applies
 // (config "policy" overrides it); the value judged is the trigger's text
-// (see gates.Extract). Config "instructions" adds guidance.
+// (see gates.Extract). Config "instructions" adds guidance, and config
+// "timeout_seconds" (fractions allowed) replaces the default timeout for
+// the gate.
 package llmgate

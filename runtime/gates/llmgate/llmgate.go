@@ -131,7 +131,11 @@ func (p *Provider) policy(ctx context.Context, g *messages.Gate, trigger message
 // run builds the prompt and calls the model within the timeout; decode
 // unmarshals and validates an answer.
 func (p *Provider) run(ctx context.Context, g *messages.Gate, trigger messages.GateTrigger, gctx map[string]any, name, schema string, decode func(string) error) error {
-	ctx, cancel := context.WithTimeout(ctx, p.s.Timeout)
+	timeout, err := p.timeout(g)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	temp := p.s.Temperature
 	req := &llm.Request{
@@ -145,6 +149,33 @@ func (p *Provider) run(ctx context.Context, g *messages.Gate, trigger messages.G
 		return fmt.Errorf("model call: %w", err)
 	}
 	return nil
+}
+
+// timeout is the gate's config "timeout_seconds" (a positive number,
+// fractions allowed) or else gates.llm_defaults.timeout_seconds. A gate
+// whose judgement must not hold an answer up for long sets a short one.
+func (p *Provider) timeout(g *messages.Gate) (time.Duration, error) {
+	raw, ok := g.Config["timeout_seconds"]
+	if !ok || raw == nil {
+		return p.s.Timeout, nil
+	}
+	var secs float64
+	switch v := raw.(type) {
+	case float64:
+		secs = v
+	case float32:
+		secs = float64(v)
+	case int:
+		secs = float64(v)
+	case int64:
+		secs = float64(v)
+	default:
+		secs = math.NaN()
+	}
+	if math.IsNaN(secs) || math.IsInf(secs, 0) || secs <= 0 {
+		return 0, fmt.Errorf("%w: gate %s: config.timeout_seconds must be a number of seconds above 0, got %v", gates.ErrBadConfig, g.Name, raw)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
 }
 
 // prompt is the constrained prompt of spec 5.5.3 step 1: the policy, the

@@ -107,3 +107,36 @@ func TestSettingsFromConfig(t *testing.T) {
 		t.Errorf("New(nil) err = %v, want ErrBadConfig", err)
 	}
 }
+
+// A gate's config timeout_seconds replaces the default timeout: the model
+// call is cut at the gate's own bound, and an unusable value fails the gate.
+func TestGateTimeoutOverride(t *testing.T) {
+	var deadline time.Duration
+	hang := func(ctx context.Context, _ *llm.Request) (*llm.Response, error) {
+		d, _ := ctx.Deadline()
+		deadline = time.Until(d)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	p, err := New(llm.NewScripted(hang).Complete, Settings{Model: "m", Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := messages.Gate{Name: "q", On: messages.TriggerEveryAgentResponse, Provider: messages.ProviderLLM,
+		Check: strp("Does it answer?"), Config: map[string]any{"timeout_seconds": 0.05}}
+	r, err := p.Evaluate(context.Background(), &g, g.On, gates.OutputContext("hi", "u"))
+	if err != nil || !slices.Equal(r.Flags, []string{gates.FlagLLMError}) {
+		t.Fatalf("result %+v, err %v: want llm_error", r, err)
+	}
+	if deadline <= 0 || deadline > time.Second {
+		t.Fatalf("the call's deadline was %s away, want the gate's 50ms", deadline)
+	}
+
+	for _, bad := range []any{0, -1.0, "soon"} {
+		g.Config["timeout_seconds"] = bad
+		g.PromoteToPolicy = true
+		if _, err := p.Evaluate(context.Background(), &g, g.On, gates.OutputContext("hi", "u")); !errors.Is(err, gates.ErrBadConfig) {
+			t.Errorf("timeout_seconds %v: err %v, want ErrBadConfig", bad, err)
+		}
+	}
+}
