@@ -178,6 +178,8 @@ func (c *Connection) onFrame(ctx actor.Context, f *web.Frame) {
 		c.forward(ctx, f)
 	case web.TypeApprovalResponse:
 		c.onApprovalResponse(ctx, f)
+	case web.TypeGateResponse:
+		c.onGateResponse(ctx, f)
 	default:
 		code, text := web.CodeUnknownType, "unknown frame type "+quote(f.Type)+"; see the protocol of spec 8.1"
 		if web.IsClientType(f.Type) {
@@ -273,4 +275,23 @@ func (c *Connection) onApprovalResponse(ctx actor.Context, f *web.Frame) {
 		return
 	}
 	ctx.Send(c.scope, &messages.ApprovalResponse{RequestID: f.RequestID, Verdict: v, Sink: c.out})
+}
+
+// onGateResponse forwards the owner's verdict on a gate approval to the
+// scope. Only the owner answers gate approvals.
+func (c *Connection) onGateResponse(ctx actor.Context, f *web.Frame) {
+	if c.kind != messages.ScopeOwner {
+		c.d.metrics.Errors.With(string(web.CodeNotSupported)).Inc()
+		c.out.Send(webError(web.CodeNotSupported, "gate_response is only accepted from the owner connection (/ws)", f.Type))
+		return
+	}
+	if f.RequestID == "" || (f.Verdict != gateVerdictApproved && f.Verdict != gateVerdictDeclined) {
+		c.out.Send(webError(web.CodeBadRequest, "gate_response needs the request_id of the gate_approval and verdict \"approved\" or \"declined\"", f.Type))
+		return
+	}
+	if c.scope == nil {
+		c.out.Send(webError(web.CodeBadRequest, "no gate approval is pending on this connection yet; wait for a gate_approval", f.Type))
+		return
+	}
+	ctx.Send(c.scope, &gateResponse{requestID: f.RequestID, approved: f.Verdict == gateVerdictApproved, sink: c.out})
 }

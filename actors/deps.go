@@ -9,6 +9,7 @@ import (
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/access"
 	"github.com/silas-ai/silas/runtime/approval"
 	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/llm"
@@ -51,6 +52,11 @@ type Deps struct {
 	Log       zerolog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// Goal is the active goal (config active_goal), nil when none. Its
+	// access_levels decide the tools of chatbot customers and its gates
+	// run on their turns; the owner bypasses both.
+	Goal *messages.WorkItem
 }
 
 // shared is what every actor of one system reads; nothing in it changes
@@ -67,6 +73,8 @@ type shared struct {
 	// formats are the structured-output formats by schema name, built once:
 	// reading and compacting an embedded schema on every call is not free.
 	formats map[string]*llm.ResponseFormat
+	// access is the compiled access policy every scope's controller shares.
+	access *access.Policy
 }
 
 func (s *shared) now() time.Time {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/access"
 	"github.com/silas-ai/silas/runtime/contextmgr"
 	"github.com/silas-ai/silas/runtime/pipeline"
 	"github.com/silas-ai/silas/runtime/ratelimit"
@@ -61,10 +62,21 @@ type Scope struct {
 	llmLimit     ratelimit.Bucket
 	memLimit     ratelimit.Bucket
 
+	// access is the scope's own access controller (spec 5.6), set once
+	// the scope is loaded.
+	access *access.Controller
+
 	// approval is the approval_request the current turn waits on; workers
 	// are the scope's running work items by id.
 	approval *pendingApproval
 	workers  map[string]*actor.PID
+	// gateApproval is the gate_approval the current turn waits on;
+	// toOwner are a customer scope's approvals waiting for the owner
+	// scope's address, relayed (owner scope) the customers' approvals put
+	// to the owner, by request id.
+	gateApproval *pendingGateApproval
+	toOwner      []*relayGateApproval
+	relayed      map[string]*actor.PID
 
 	draining   bool
 	drainReply *actor.PID
@@ -135,6 +147,8 @@ func (s *Scope) busy(c actor.Context) {
 		s.onApprovalExpired(c, m)
 	case *approvalIssued:
 		s.onApprovalIssued(c, m)
+	case *gateApprovalExpired:
+		s.onGateApprovalExpired(c, m)
 	default:
 		s.common(c)
 	}
@@ -152,10 +166,23 @@ func (s *Scope) common(c actor.Context) {
 	case *messages.Detach:
 		delete(s.sinks, m.ConnID)
 		s.onOwnerGone(c)
+		s.onGateOwnerGone(c)
+	case *gateResponse:
+		s.onGateResponse(c, m)
+	case *relayGateApproval:
+		s.onRelayGateApproval(c, m)
+	case *messages.ScopeRef:
+		s.onOwnerScope(c, m)
 	case *messages.ApprovalResponse:
 		s.onApprovalResponse(c, m)
 	case *workItemProgress:
 		s.onWorkItemProgress(m)
+	case *ownerWork:
+		s.onOwnerWork(c, m)
+	case *approvalExpired: // a re-plan's approval, outside any turn
+		s.onApprovalExpired(c, m)
+	case *approvalIssued:
+		s.onApprovalIssued(c, m)
 	case *messages.Drain:
 		s.onDrain(c)
 	case *personaRequest:
@@ -205,6 +232,7 @@ func (s *Scope) onDrain(c actor.Context) {
 		s.approval = nil
 		s.declineApproval(c, p, "shutdown")
 	}
+	s.cancelGateApproval(c)
 	if s.current == nil {
 		s.persistDelivered()
 		c.Respond(&messages.Drained{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/access"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/personality"
 	"github.com/silas-ai/silas/runtime/pipeline"
@@ -20,6 +21,7 @@ import (
 // scopeLoaded carries what a scope rehydrates from (spec 5.1.3).
 type scopeLoaded struct {
 	turnNo    int
+	access    *access.State
 	persona   *messages.PersonaState
 	chronicle []messages.ContextItem
 	pending   []persistence.QueueRecord
@@ -31,6 +33,17 @@ type scopeLoaded struct {
 // snapshot is the part of a scope's state that is not in its chronicle.
 type snapshot struct {
 	Turn int `json:"turn"`
+	// Access is a customer's access controller state (spec 5.6); the
+	// owner's is never stored, it bypasses levels.
+	Access *access.State `json:"access,omitempty"`
+}
+
+func encodeSnapshot(s snapshot) ([]byte, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("encode scope snapshot: %w", err)
+	}
+	return b, nil
 }
 
 // RehydratedNote is the system note a scope's context gets after a restart
@@ -82,6 +95,7 @@ func loadScope(ctx context.Context, db *persistence.DB, scope string, limit int)
 		}
 	}
 	l.turnNo = snap.Turn
+	l.access = snap.Access
 	if l.chronicle, err = db.Chronicle().Recent(ctx, scope, limit); err != nil {
 		l.err = fmt.Errorf("load chronicle of scope %s: %w", scope, err)
 		return l
@@ -109,6 +123,7 @@ func (s *Scope) onLoaded(c actor.Context, m *scopeLoaded) {
 	}
 	s.loaded = true
 	s.turnNo = m.turnNo
+	s.newAccess(m.access)
 	switch {
 	case m.persona != nil:
 		s.persona = *m.persona
@@ -176,12 +191,20 @@ func (s *Scope) newEnv() *pipeline.Env {
 	if s.kind == messages.ScopeCustomer {
 		proxyPrompt = CustomerInstructions(cfg.Chatbot.SystemPrompt)
 	}
-	var systemGates []messages.Gate
+	var systemGates, goalGates []messages.Gate
+	var escalations map[string]messages.EscalationAction
 	if s.d.Gates != nil {
 		systemGates = s.d.SystemGates
+		if g := s.d.Goal; g != nil && s.kind == messages.ScopeCustomer {
+			// The active goal is the chatbot lane: its gates (identity
+			// checks among them) run on customer turns, not the owner's.
+			goalGates, escalations = g.Gates, g.Escalation
+		}
 	}
 	return &pipeline.Env{
 		SystemGates:         systemGates,
+		WorkGates:           goalGates,
+		GoalEscalations:     escalations,
 		Window:              s.window,
 		Profiles:            cfg.ProfileNames(),
 		DefaultProfile:      cfg.Context.DefaultProfile,

@@ -82,10 +82,19 @@ func applyMemoryOp(ctx context.Context, db *persistence.DB, scope string, op *me
 		return err
 	}
 	mem := db.Memory()
+	content := ""
+	if op.Content != nil {
+		content = *op.Content
+		if taint == messages.TaintExternal {
+			// External-tainted content is scrubbed before it is persisted
+			// (spec 5.12); it stays at working trust below.
+			content = contextmgr.ScrubInjection(content)
+		}
+	}
 	if op.Op == messages.MemoryOpStore {
 		session := scope
 		return mem.Put(ctx, scope, messages.MemoryItem{
-			MemoryID: uuid.NewString(), Content: *op.Content, MemoryType: op.MemoryType,
+			MemoryID: uuid.NewString(), Content: content, MemoryType: op.MemoryType,
 			ReingestionTier: messages.TierActive, TrustLevel: messages.TrustWorking, Taint: taint,
 			CreatedAt: now, UpdatedAt: now, SemanticTags: op.Tags, EntityRefs: op.EntityRefs,
 			SessionID: &session, SourceKind: messages.SourceMemoryOp,
@@ -105,7 +114,7 @@ func applyMemoryOp(ctx context.Context, db *persistence.DB, scope string, op *me
 	case messages.MemoryOpDelete:
 		return mem.Delete(ctx, scope, item.MemoryID)
 	case messages.MemoryOpUpdate:
-		item.Content = *op.Content
+		item.Content = content
 		item.Taint = messages.Weakest(item.Taint, taint)
 		if item.Taint == messages.TaintExternal {
 			item.TrustLevel = messages.TrustWorking

@@ -11,6 +11,7 @@ import (
 
 	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/approval"
 	"github.com/silas-ai/silas/runtime/pipeline"
 )
 
@@ -18,13 +19,22 @@ import (
 // before the plan counts as declined (spec 5.1.2).
 const approvalTimeout = 300 * time.Second
 
-// pendingApproval is the approval_request a scope's turn waits on.
+// standingTokenTTL is how long a goal's standing approval lasts; the
+// owner is asked again after it.
+const standingTokenTTL = 24 * time.Hour
+
+// pendingApproval is the approval_request a scope's turn, or a WorkItem's
+// re-plan, waits on.
 type pendingApproval struct {
 	requestID string
 	turnID    string
-	work      *messages.WorkItem
-	event     *messages.ApprovalRequestEvent
-	cancel    scheduler.CancelFunc
+	// replanOf is the actor asking on a work item's behalf (ownerWork);
+	// nil for a turn's plan.
+	replanOf *actor.PID
+	standing bool // a goal's standing approval
+	work     *messages.WorkItem
+	event    *messages.ApprovalRequestEvent
+	cancel   scheduler.CancelFunc
 }
 
 // approvalExpired is the scope's own timer message for a pending approval.
@@ -34,10 +44,12 @@ type approvalExpired struct{ requestID string }
 // approvalIssued carries the token minted and verified (consumed) for an
 // approved plan. Sender: a scope IO goroutine. Receiver: the Scope.
 type approvalIssued struct {
-	turnID string
-	work   *messages.WorkItem
-	token  *messages.ApprovalToken
-	err    error
+	turnID   string
+	replanOf *actor.PID
+	standing bool
+	work     *messages.WorkItem
+	token    *messages.ApprovalToken
+	err      error
 }
 
 // workItemProgress carries a status of one of the scope's work items.
@@ -67,17 +79,77 @@ func (s *Scope) requestApproval(c actor.Context, turnID string, w *messages.Work
 		resolve(pipeline.ApprovalOutcome{Reason: "no_owner_connection"})
 		return
 	}
-	p := &pendingApproval{requestID: uuid.NewString(), turnID: turnID, work: w}
+	s.askApproval(c, &pendingApproval{requestID: uuid.NewString(), turnID: turnID, work: w})
+}
+
+// askApproval sends p's approval_request to every attached connection and
+// waits for the verdict or the timeout.
+func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
+	w := p.work
 	p.cancel = scheduler.NewTimerScheduler(c).SendOnce(approvalTimeout, c.Self(), &approvalExpired{requestID: p.requestID})
 	p.event = &messages.ApprovalRequestEvent{
 		Type: messages.EventApprovalRequest, RequestID: p.requestID, Title: w.Title, Body: w.Body,
 		Budget: w.Budget, Verify: w.Verify,
+	}
+	if p.standing {
+		p.event.Title = "Standing approval: " + w.Title
+		if w.FailureContext != nil {
+			p.event.Body += "\n\n# Fix tasks this approves when a check fails\n" + *w.FailureContext
+		}
 	}
 	s.approval = p
 	for _, sink := range s.sinks {
 		sink.Send(p.event)
 	}
 	s.emitAudit("approval_requested", map[string]any{"work_item_id": w.ID, "request_id": p.requestID})
+}
+
+// onOwnerWork asks the owner to approve a WorkItem's re-plan (spec
+// 19.4.2), a goal's standing approval or a goal's fix task (spec 5.2.3): a
+// fresh approval_request, outside any turn. The scope asks one thing at a
+// time: while another approval is pending the sender is told to ask again.
+// A fix task the goal's standing token authorized is journaled and started
+// at once.
+func (s *Scope) onOwnerWork(c actor.Context, m *ownerWork) {
+	verdict := func(v *ownerVerdict) { v.workID = m.work.ID; c.Send(c.Sender(), v) }
+	switch {
+	case c.Sender() == nil:
+		return
+	case !s.d.canExecute() || s.kind != messages.ScopeOwner:
+		verdict(&ownerVerdict{reason: "plan execution is not available in this scope"})
+	case m.authorized:
+		s.startAuthorized(c, m.work, c.Sender())
+	case len(s.sinks) == 0:
+		s.emitAudit("approval_declined", map[string]any{"work_item_id": m.work.ID, "reason": "no_owner_connection"})
+		verdict(&ownerVerdict{noOwner: true, reason: "no owner connection was open to approve it"})
+	case s.approval != nil:
+		verdict(&ownerVerdict{busy: true})
+	default:
+		if m.replaces != "" {
+			s.emitAudit("replan_approval_requested", map[string]any{"work_item_id": m.work.ID, "replaces": m.replaces})
+		}
+		s.askApproval(c, &pendingApproval{requestID: uuid.NewString(), replanOf: c.Sender(), standing: m.standing, work: m.work})
+	}
+}
+
+// startAuthorized journals a work item whose token was verified elsewhere
+// (a goal's fix task under its standing token) and starts it.
+func (s *Scope) startAuthorized(c actor.Context, w *messages.WorkItem, requester *actor.PID) {
+	self, root, db, scope := c.Self(), s.d.sys.Root, s.d.DB, s.id
+	stored := *w
+	stored.Status = messages.StatusPending
+	reply := func(err error) {
+		root.Send(self, &approvalIssued{replanOf: requester, work: w, token: w.ApprovalToken, err: err})
+	}
+	if !s.d.tasks.Go("store authorized work item", func(ctx context.Context) {
+		if err := db.WorkItems().Put(ctx, scope, &stored); err != nil {
+			reply(fmt.Errorf("store work item: %w", err))
+			return
+		}
+		reply(nil)
+	}, reply) {
+		reply(errShuttingDown)
+	}
 }
 
 // onApprovalResponse handles the owner's verdict at once, whatever the
@@ -97,10 +169,21 @@ func (s *Scope) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse
 	s.emitAudit("approval_granted", map[string]any{"work_item_id": p.work.ID, "request_id": p.requestID})
 	w, eng, self, root, db, scope := p.work, s.d.Approval, c.Self(), s.d.sys.Root, s.d.DB, s.id
 	reply := func(tok *messages.ApprovalToken, err error) {
-		root.Send(self, &approvalIssued{turnID: p.turnID, work: w, token: tok, err: err})
+		root.Send(self, &approvalIssued{turnID: p.turnID, replanOf: p.replanOf, standing: p.standing, work: w, token: tok, err: err})
 	}
+	standing, maxStanding := p.standing, s.d.Config.Autonomy.MaxStandingExecutions
 	started := s.d.tasks.Go("issue approval token", func(ctx context.Context) {
 		d := messages.ApprovalDecision{Verdict: messages.VerdictApproved, ApprovalStrength: messages.StrengthTap, Conditions: map[string]any{}}
+		if standing {
+			// Verified per fix task the goal spawns (spec 5.2.3), never here.
+			tok, err := eng.IssueToken(w, d, messages.ApprovalStanding,
+				approval.WithMaxExecutions(maxStanding), approval.WithTTL(standingTokenTTL))
+			if err != nil {
+				err = fmt.Errorf("issue standing approval token: %w", err)
+			}
+			reply(tok, err)
+			return
+		}
 		tok, err := eng.IssueToken(w, d, messages.ApprovalFullPlan)
 		if err != nil {
 			reply(nil, fmt.Errorf("issue approval token: %w", err))
@@ -127,6 +210,10 @@ func (s *Scope) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse
 
 func (s *Scope) declineApproval(c actor.Context, p *pendingApproval, reason string) {
 	s.emitAudit("approval_declined", map[string]any{"work_item_id": p.work.ID, "request_id": p.requestID, "reason": reason})
+	if p.replanOf != nil {
+		c.Send(p.replanOf, &ownerVerdict{workID: p.work.ID, reason: reason, noOwner: reason == "no_owner_connection"})
+		return
+	}
 	c.Send(c.Self(), &stepDone{turnID: p.turnID, result: pipeline.Result{Value: pipeline.ApprovalOutcome{Reason: reason}}})
 }
 
@@ -153,11 +240,24 @@ func (s *Scope) onApprovalIssued(c actor.Context, m *approvalIssued) {
 	if m.err != nil {
 		s.d.Log.Error().Err(m.err).Str("scope", s.id).Str("work_item", m.work.ID).Msg("approve plan")
 		s.emitAudit("approval_failed", map[string]any{"work_item_id": m.work.ID, "error": m.err.Error()})
+		if m.replanOf != nil {
+			c.Send(m.replanOf, &ownerVerdict{workID: m.work.ID, reason: "the approval could not be recorded: " + m.err.Error()})
+			return
+		}
 		c.Send(c.Self(), &stepDone{turnID: m.turnID, result: pipeline.Result{Err: m.err}})
+		return
+	}
+	if m.standing {
+		s.emitAudit("standing_approval_granted", map[string]any{"work_item_id": m.work.ID, "max_executions": m.token.MaxExecutions})
+		c.Send(m.replanOf, &ownerVerdict{workID: m.work.ID, approved: true, token: m.token})
 		return
 	}
 	m.work.ApprovalToken, m.work.Status = m.token, messages.StatusPending
 	s.startWorkItem(c, m.work)
+	if m.replanOf != nil {
+		c.Send(m.replanOf, &ownerVerdict{workID: m.work.ID, approved: true})
+		return
+	}
 	c.Send(c.Self(), &stepDone{turnID: m.turnID, result: pipeline.Result{Value: pipeline.ApprovalOutcome{Approved: true}}})
 }
 

@@ -138,10 +138,16 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 			}
 			return pipeline.Result{Err: err}
 		})
+	case *pipeline.LoadAccess:
+		s.onLoadAccess(c, t.ID)
+	case *pipeline.UpdateAccess:
+		s.onUpdateAccess(c, t.ID, r)
 	case *pipeline.RunPolicyGates:
 		c.Send(s.policy, &policyCheck{turnID: t.ID, check: r.Check})
 	case *pipeline.ApprovalRequest:
 		s.requestApproval(c, t.ID, r.Work)
+	case *pipeline.GateApprovalRequest:
+		s.requestGateApproval(c, t.ID, r)
 	case *pipeline.Commit:
 		if !s.current.journaled && !s.current.lost {
 			s.current.commitWaiting = true
@@ -194,7 +200,7 @@ func (s *Scope) io(c actor.Context, turnID, name string, fn func(ctx context.Con
 func (s *Scope) turnCommit(r *run) persistence.TurnCommit {
 	t := r.turn
 	payload, _ := json.Marshal(t.Answer) // an Answer always encodes
-	snap, _ := json.Marshal(snapshot{Turn: t.Number})
+	snap, _ := json.Marshal(snapshot{Turn: t.Number, Access: s.accessState()})
 	delivered := s.delivered
 	s.delivered = nil
 	r.answer = persistence.OutboxRecord{ID: t.ID, Scope: s.id, ReplyTo: t.In.MessageID, Payload: payload, CreatedAt: t.Now}

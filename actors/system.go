@@ -29,6 +29,10 @@ const signatureFreshness = 5 * time.Minute
 // writer and the connections.
 type System struct {
 	d *shared
+	// scheduler runs silas.active_goal; nil without one.
+	scheduler *actor.PID
+	// consolidator merges duplicate memories on a schedule (spec 6.4).
+	consolidator *actor.PID
 }
 
 // Start recovers journaled work and starts the actors.
@@ -48,6 +52,11 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 		admit:   &admission{limit: int64(d.Config.Backpressure.MaxPendingTurnsTotal)},
 		metrics: metrics.NewStandard(d.Metrics),
 	}
+	policy, err := accessPolicy(d)
+	if err != nil {
+		return nil, err
+	}
+	sh.access = policy
 	sh.props = []actor.PropsOption{actor.WithReceiverMiddleware(logPanics(d.Log))}
 	sh.formats = make(map[string]*llm.ResponseFormat)
 	for _, name := range llm.SchemaNames() {
@@ -70,7 +79,18 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 	}
 	sys.Root.Send(sh.stream, &startScopes{ids: scopes})
 	sys.Root.Send(sh.audit, &messages.AuditEvent{Time: sh.now(), Event: "stream_started", Data: map[string]any{"recovered_scopes": len(scopes)}})
-	return &System{d: sh}, nil
+	s := &System{d: sh}
+	if scheduled(d.Goal) && sh.canExecute() {
+		props := actor.PropsFromProducer(func() actor.Actor { return newScheduler(sh, d.Config.ActiveGoal) }, sh.props...)
+		if s.scheduler, err = sys.Root.SpawnNamed(props, "scheduler"); err != nil {
+			return nil, fmt.Errorf("spawn goal scheduler: %w", err)
+		}
+	}
+	cons := actor.PropsFromProducer(func() actor.Actor { return newConsolidator(sh) }, sh.props...)
+	if s.consolidator, err = sys.Root.SpawnNamed(cons, "consolidator"); err != nil {
+		return nil, fmt.Errorf("spawn memory consolidator: %w", err)
+	}
+	return s, nil
 }
 
 // recoverQueue counts one more delivery attempt for every journaled message
@@ -128,6 +148,13 @@ func (s *System) Pending() int64 { return s.d.admit.depth() }
 func (s *System) Stop(ctx context.Context) error {
 	root := s.d.sys.Root
 	var errs []error
+	if s.scheduler != nil {
+		// No goal cycle starts once the scopes drain.
+		_ = root.PoisonFuture(s.scheduler).Wait()
+	}
+	if s.consolidator != nil {
+		_ = root.PoisonFuture(s.consolidator).Wait()
+	}
 	if err := await(ctx, root, s.d.stream, &messages.Drain{}); err != nil {
 		errs = append(errs, fmt.Errorf("drain scopes: %w", err))
 	}
@@ -158,4 +185,11 @@ func await(ctx context.Context, root *actor.RootContext, pid *actor.PID, msg any
 		return f.Err
 	}
 	return nil
+}
+
+// scheduled reports whether the active goal has verification cycles to
+// schedule. An always_on goal configures the Stream itself (a chatbot's
+// gates and access levels, models 3.3) and has none.
+func scheduled(goal *messages.WorkItem) bool {
+	return goal != nil && goal.Schedule != nil && *goal.Schedule != messages.ScheduleAlwaysOn
 }

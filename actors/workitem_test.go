@@ -40,9 +40,15 @@ type execHarness struct {
 	eng       *approval.Engine
 	execCalls atomic.Int32
 	onExec    func() // when set, runs at every executor model call
+	// planner answers the planner's consult and re-plan calls; nil answers
+	// with no content.
+	planner func(req *llm.Request) (*llm.Response, error)
+	// usage is what every executor model call reports it consumed.
+	usage llm.Usage
 }
 
-func newExecHarness(t *testing.T) *execHarness {
+// newExecHarness starts the system; opts may replace its dependencies.
+func newExecHarness(t *testing.T, opts ...func(*Deps)) *execHarness {
 	t.Helper()
 	dir := t.TempDir()
 	cfg, err := config.Load(config.LoadOptions{Environ: []string{}, Overrides: map[string]any{"silas.data_dir": dir}})
@@ -55,14 +61,20 @@ func newExecHarness(t *testing.T) *execHarness {
 	}
 	h := &execHarness{}
 	model := llm.NewScripted(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		if req.Format == nil || req.Format.Name != llm.SchemaExecutorAgentOutput {
+			if h.planner != nil {
+				return h.planner(req)
+			}
+			return &llm.Response{}, nil
+		}
 		h.execCalls.Add(1)
 		if h.onExec != nil {
 			h.onExec()
 		}
 		if n := len(req.Messages); req.Messages[n-1].Role == llm.RoleTool {
-			return &llm.Response{Content: `{"summary":"wrote hello.txt","artifact_refs":[],"next_steps":[]}`}, nil
+			return &llm.Response{Content: `{"summary":"wrote hello.txt","artifact_refs":[],"next_steps":[]}`, Usage: h.usage}, nil
 		}
-		return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: executor.ShellExec, Arguments: `{"command":"echo hi > hello.txt"}`}}}, nil
+		return &llm.Response{ToolCalls: []llm.ToolCall{{ID: "c1", Name: executor.ShellExec, Arguments: `{"command":"echo hi > hello.txt"}`}}, Usage: h.usage}, nil
 	})
 	router, err := llm.NewRouter(map[string]llm.Provider{"openrouter": model}, map[llm.Role]string{
 		llm.RoleProxy: "openrouter:p", llm.RolePlanner: "openrouter:pl", llm.RoleExecutor: "openrouter:e", llm.RoleScorer: "openrouter:s",
@@ -92,10 +104,14 @@ func newExecHarness(t *testing.T) *execHarness {
 		t.Fatal(err)
 	}
 	minter, _ := session.NewMinter([]byte(strings.Repeat("k", 32)))
-	sys, err := Start(context.Background(), Deps{
+	deps := Deps{
 		Config: cfg, DB: db, Models: router, Sessions: minter, Log: zerolog.Nop(),
 		Approval: h.eng, Sandbox: work, Executors: execs, Verifier: runner,
-	})
+	}
+	for _, o := range opts {
+		o(&deps)
+	}
+	sys, err := Start(context.Background(), deps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,8 +271,8 @@ func TestWorkItemResumedCountsSpentBudget(t *testing.T) {
 	w.Status, w.Attempts = messages.StatusRunning, w.Budget.MaxAttempts
 	w.BudgetUsed = messages.BudgetUsed{Attempts: w.Budget.MaxAttempts}
 	evs := h.run(t, h.stored(t, w))
-	if got := statuses(evs); got != "failed" || !strings.Contains(evs[0].Detail, "budget exhausted") {
-		t.Fatalf("statuses %s (%+v), want failed for an exhausted budget", got, evs)
+	if got := statuses(evs); got != "stuck" || !strings.Contains(evs[0].Detail, "budget exhausted") || !strings.Contains(evs[0].Detail, "re-plan failed") {
+		t.Fatalf("statuses %s (%+v), want stuck for an exhausted budget the planner could not re-plan", got, evs)
 	}
 	if n := h.execCalls.Load(); n != 0 {
 		t.Fatalf("a work item with no attempts left made %d executor calls", n)
@@ -287,5 +303,68 @@ func TestWorkItemPersistsAttemptBeforeRunning(t *testing.T) {
 		}
 	default:
 		t.Fatal("the work item was not stored when its attempt ran")
+	}
+}
+
+func TestWorkItemJournalsRunningAttemptSpend(t *testing.T) {
+	h := newExecHarness(t)
+	h.usage = llm.Usage{PromptTokens: 100, CompletionTokens: 20}
+	w := h.approved(t)
+	w.BudgetUsed = messages.BudgetUsed{Tokens: 1000}
+	// At the attempt's second model call, the store must know the first
+	// call's 120 tokens: a crash now would not forget them.
+	journaled := make(chan int, 1)
+	h.onExec = func() {
+		if h.execCalls.Load() != 2 {
+			return
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			all, err := h.d.DB.WorkItems().List(context.Background(), "owner")
+			if err == nil && len(all) == 1 && all[0].BudgetUsed.Tokens == 1120 {
+				journaled <- all[0].BudgetUsed.Tokens
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		journaled <- -1
+	}
+	if got := statuses(h.run(t, h.stored(t, w))); got != "running,done" {
+		t.Fatalf("statuses %s, want running,done", got)
+	}
+	if got := <-journaled; got != 1120 {
+		t.Fatal("the first model call's tokens were not journaled before the second call")
+	}
+}
+
+func TestWorkItemReplayedAfterItFinishedIsBlocked(t *testing.T) {
+	h := newExecHarness(t)
+	w := h.approved(t)
+	again := *w // the same work item and token, kept for a second run
+	if got := statuses(h.run(t, w)); got != "running,done" {
+		t.Fatalf("first run: statuses %s, want running,done", got)
+	}
+	// The token's execution is recorded as spent before the item leaves
+	// the store; wait for that.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		all, err := h.d.DB.WorkItems().List(t.Context(), "owner")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the finished work item is still stored")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	evs := h.run(t, &again)
+	if got := statuses(evs); got != "blocked" || !strings.Contains(evs[0].Detail, "already ran to its end") {
+		t.Fatalf("second run: statuses %s (%+v), want blocked as a replay", got, evs)
+	}
+	if n := h.execCalls.Load(); n != 2 {
+		t.Fatalf("%d executor calls, want the first run's 2 only", n)
 	}
 }

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/silas-ai/silas/bench/mockllm"
+	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -69,4 +73,87 @@ func auditEvents(t *testing.T, dbDir string) map[string]bool {
 		out[e.Event+" "+gate] = true
 	}
 	return out
+}
+
+// gateModel is the gate model the gate tests configure, so that gate calls
+// can be told apart from the agents'.
+const gateModel = "test/gate-model"
+
+// loadGateConfig loads the test configuration with yaml (under "silas:")
+// as the config file, the way an owner configures gates.
+func loadGateConfig(t *testing.T, mock *mockllm.Server, dir, yaml string) *config.Config {
+	t.Helper()
+	path := filepath.Join(dir, "silas.yaml")
+	if err := os.WriteFile(path, []byte("silas:\n"+yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TEST_MODEL_KEY", "test-key")
+	cfg, err := config.Load(config.LoadOptions{Path: path, Environ: []string{}, Overrides: overrides(t, mock, dir)})
+	if err != nil {
+		t.Fatalf("load config: %v", err)
+	}
+	return cfg
+}
+
+// waitAudit waits for an audit entry of event about gate (any gate when
+// empty) in the running daemon's log and returns the log up to it.
+func waitAudit(t *testing.T, d *testDaemon, event, gate string) []persistence.AuditEntry {
+	t.Helper()
+	var log []persistence.AuditEntry
+	checkFor(t, 10*time.Second, func() bool {
+		entries, err := d.in.db.Audit().Range(context.Background(), 0, 10000)
+		if err != nil {
+			t.Fatalf("read audit log: %v", err)
+		}
+		for i, e := range entries {
+			if e.Event == event && (gate == "" || auditGate(e) == gate) {
+				log = entries[:i+1]
+				return true
+			}
+		}
+		return false
+	}, "audit event "+event+" "+gate)
+	return log
+}
+
+// auditGate is the "gate" field of an audit entry's data.
+func auditGate(e persistence.AuditEntry) string {
+	var data struct {
+		Gate string `json:"gate"`
+	}
+	_ = json.Unmarshal(e.Data, &data)
+	return data.Gate
+}
+
+// holdGateCalls makes the mock hold every gate model request open until
+// the test ends; held receives one value per request as it arrives.
+func holdGateCalls(t *testing.T, mock *mockllm.Server, answer func(r *mockllm.RecordedRequest) string) (held <-chan struct{}) {
+	t.Helper()
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 16)
+	// Cleanups run last-in first-out: this one runs after the daemon
+	// stopped and before the mock closes.
+	t.Cleanup(func() { close(release) })
+	mock.Handle(func(r *mockllm.RecordedRequest) (string, int, bool) {
+		if r.Model != gateModel {
+			if answer != nil {
+				return answer(r), 0, true
+			}
+			return "", 0, false
+		}
+		arrived <- struct{}{}
+		<-release
+		return "the gate model was released", 500, true
+	})
+	return arrived
+}
+
+// waitHeld waits for a held gate call.
+func waitHeld(t *testing.T, held <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no gate model call within 10s")
+	}
 }

@@ -26,7 +26,8 @@ Commands:
   chat          talk to a running daemon from the terminal
   token         print the owner's web token
   audit verify  check the audit log's hash chain
-  memory        export or import memories as a jsonl-v1 bundle (export, import)
+  memory        export or import memories as a jsonl-v1 bundle, rebuild their index (export, import, reindex)
+  devices       add, list or revoke owner devices (talks to the running daemon)
   version       print the version
 
 Run "silas <command> --help" for the flags of a command.
@@ -82,6 +83,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runAudit(ctx, rest, stdout, stderr)
 	case "memory":
 		return runMemory(ctx, rest, stdin, stdout, stderr)
+	case "devices":
+		return runDevices(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "silas", version)
 		return nil

@@ -68,7 +68,7 @@ const (
 	importChunkBytes = 1 << 20
 )
 
-const memoryUsage = "Usage: silas memory export [--scope S] [--out FILE|-]\n       silas memory import --merge|--replace [--in FILE|-]"
+const memoryUsage = "Usage: silas memory export [--scope S] [--out FILE|-]\n       silas memory import --merge|--replace [--in FILE|-]\n       silas memory reindex [--scope S]"
 
 // runMemory dispatches `silas memory export|import`.
 func runMemory(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -78,10 +78,56 @@ func runMemory(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return runMemoryExport(ctx, args[1:], stdout, stderr)
 		case "import":
 			return runMemoryImport(ctx, args[1:], stdin, stdout, stderr)
+		case "reindex":
+			return runMemoryReindex(ctx, args[1:], stdout, stderr)
 		}
 	}
 	fmt.Fprintln(stderr, memoryUsage)
-	return &exitError{code: 2, err: errors.New("memory: the subcommands are export and import")}
+	return &exitError{code: 2, err: errors.New("memory: the subcommands are export, import and reindex")}
+}
+
+// runMemoryReindex rebuilds the keyword (BM25) index of every scope, or of
+// one, from the stored items (persistence.Memory.Reindex).
+func runMemoryReindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("memory reindex", "Rebuild the memory keyword index (BM25 postings, document frequencies, totals) from the stored items.\nStop the daemon first: the database allows one process at a time.", stderr)
+	var c common
+	c.register(fs)
+	scope := fs.String("scope", "", "reindex only this scope (default: every scope)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("memory reindex: unexpected argument %q; use --scope S", fs.Arg(0))}
+	}
+	cfg, err := c.load(nil)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(cfg.DataPath("db")); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("memory reindex: no database at %s; check --data-dir or silas.data_dir", cfg.DataPath("db"))
+	}
+	db, err := openMemoryDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	mem := db.Memory()
+	scopes := []string{*scope}
+	if *scope == "" {
+		if scopes, err = mem.Scopes(ctx); err != nil {
+			return fmt.Errorf("memory reindex: %w", err)
+		}
+	}
+	total := 0
+	for _, s := range scopes {
+		n, err := mem.Reindex(ctx, s)
+		if err != nil {
+			return fmt.Errorf("memory reindex: %w; run it again to finish", err)
+		}
+		total += n
+	}
+	fmt.Fprintf(stdout, "reindexed %d %s in %d %s\n", total, plural(total, "memory", "memories"), len(scopes), plural(len(scopes), "scope", "scopes"))
+	return nil
 }
 
 // openMemoryDB opens the database of cfg, which the daemon must not hold.

@@ -269,8 +269,9 @@ func TestMemoryCommandErrors(t *testing.T) {
 		wantCode int
 		want     string
 	}{
-		{"no subcommand", []string{"memory"}, 2, "subcommands are export and import"},
-		{"unknown subcommand", []string{"memory", "dump"}, 2, "subcommands are export and import"},
+		{"no subcommand", []string{"memory"}, 2, "subcommands are export, import and reindex"},
+		{"unknown subcommand", []string{"memory", "dump"}, 2, "subcommands are export, import and reindex"},
+		{"reindex without a database", []string{"memory", "reindex", "--data-dir", t.TempDir()}, 1, "no database at"},
 		{"import without mode", []string{"memory", "import", "--data-dir", dir}, 2, "exactly one of --merge"},
 		{"import with both modes", []string{"memory", "import", "--merge", "--replace", "--data-dir", dir}, 2, "exactly one of --merge"},
 		{"export without a database", []string{"memory", "export", "--data-dir", t.TempDir()}, 1, "no database at"},
@@ -298,4 +299,44 @@ func TestMemoryCommandErrors(t *testing.T) {
 			t.Fatalf("a failed export left a bundle file: %v", err)
 		}
 	})
+}
+
+// `silas memory reindex` rebuilds the index of one scope or of all: search
+// still finds every item by stem, and the items themselves do not change.
+func TestMemoryReindexCommand(t *testing.T) {
+	dir := t.TempDir()
+	put(t, dir, "owner", item("tea", "Alice drinks green tea every morning"), item("cat", "The owner adopted a cat named Miso"))
+	put(t, dir, "c-1", item("parcel", "The parcel arrives on Monday"))
+	search := func(scope, q string) []string {
+		var ids []string
+		withDB(t, dir, func(m persistence.Memory) {
+			res, err := m.Search(t.Context(), scope, q, persistence.SearchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				ids = append(ids, r.Item.MemoryID)
+			}
+		})
+		return ids
+	}
+	before := dump(t, dir)
+	// One scope, then every scope.
+	out, _, err := runCLIIO(t, "", "memory", "reindex", "--data-dir", dir, "--scope", "owner")
+	if err != nil || !strings.Contains(out, "reindexed 2 memories in 1 scope") {
+		t.Fatalf("reindex --scope owner: %v, %q", err, out)
+	}
+	out, _, err = runCLIIO(t, "", "memory", "reindex", "--data-dir", dir)
+	if err != nil || !strings.Contains(out, "reindexed 3 memories in 2 scopes") {
+		t.Fatalf("reindex: %v, %q", err, out)
+	}
+	if got := search("owner", "cats"); !reflect.DeepEqual(got, []string{"cat"}) {
+		t.Errorf("search cats after reindex = %v", got)
+	}
+	if got := search("c-1", "parcels"); !reflect.DeepEqual(got, []string{"parcel"}) {
+		t.Errorf("search parcels after reindex = %v", got)
+	}
+	if after := dump(t, dir); !reflect.DeepEqual(after, before) {
+		t.Fatalf("reindex changed the items:\n got %+v\nwant %+v", after, before)
+	}
 }

@@ -43,8 +43,11 @@ func planReply(markdown string) string {
 func scriptPlanner(mock *mockllm.Server) { scriptPlan(mock, helloPlan) }
 
 // scriptPlan is scriptPlanner with the planner proposing markdown.
-func scriptPlan(mock *mockllm.Server, markdown string) {
-	mock.HandleReply(func(r *mockllm.RecordedRequest) (mockllm.Reply, bool) {
+func scriptPlan(mock *mockllm.Server, markdown string) { mock.HandleReply(planScript(markdown)) }
+
+// planScript is the script of scriptPlan, for tests that wrap it.
+func planScript(markdown string) mockllm.ReplyFunc {
+	return func(r *mockllm.RecordedRequest) (mockllm.Reply, bool) {
 		switch r.Schema {
 		case "RouteDecision":
 			return mockllm.Reply{Content: routeDecision("planner", "")}, true
@@ -57,7 +60,7 @@ func scriptPlan(mock *mockllm.Server, markdown string) {
 			return mockllm.Reply{ToolCalls: []mockllm.ToolCall{{ID: "call-1", Name: "shell_exec", Arguments: `{"command":"echo hi > hello.txt"}`}}}, true
 		}
 		return mockllm.Reply{}, false
-	})
+	}
 }
 
 func executorCalls(mock *mockllm.Server) []mockllm.RecordedRequest {
@@ -216,10 +219,12 @@ func TestFailedVerificationRetriesWithinBudget(t *testing.T) {
 	var got []string
 	for final := false; !final; {
 		ev := c.next("work_item_status")
-		final = ev.str("status") == "done" || ev.str("status") == "failed"
+		final = ev.str("status") != "running" && ev.str("status") != "verification_failed"
 		got = append(got, ev.str("status")+fmt.Sprint(ev["attempt"]))
 	}
-	if want := "running1,verification_failed1,running2,verification_failed2,failed2"; strings.Join(got, ",") != want {
+	// The planner proposes the same plan again when asked to re-plan: no
+	// alternative exists, so the owner is told the work item is stuck.
+	if want := "running1,verification_failed1,running2,verification_failed2,stuck2"; strings.Join(got, ",") != want {
 		t.Fatalf("statuses %v, want %s", got, want)
 	}
 	if n := len(executorCalls(mock)); n != 4 {
@@ -227,7 +232,7 @@ func TestFailedVerificationRetriesWithinBudget(t *testing.T) {
 	}
 	d.stop()
 	events := auditEvents(t, filepath.Join(dir, "db"))
-	for _, want := range []string{"verification_failed", "work_item_failed"} {
+	for _, want := range []string{"verification_failed", "work_item_failed", "replan_requested", "work_item_escalated"} {
 		if !events[want+" "] {
 			t.Errorf("audit log has no %q; it has %v", want, events)
 		}

@@ -88,17 +88,27 @@ type daemon struct {
 	in  *installation
 	sys *actors.System
 	srv *web.Server
+	now func() time.Time // the actors' clock; nil is the wall clock
+
+	devices *deviceRegistry // active owner device keys
+	secrets *secretVault    // secure-input requests and values
 }
 
 // startDaemon installs what is missing, recovers journaled work, starts the
 // actors and opens the web channel; with pprof it also serves /debug/pprof/
 // (loopback or owner token).
 func startDaemon(ctx context.Context, cfg *config.Config, log zerolog.Logger, pprof bool) (*daemon, error) {
+	return startDaemonClock(ctx, cfg, log, pprof, nil)
+}
+
+// startDaemonClock is startDaemon with the actors' clock; nil is the wall
+// clock. Tests of expiries pass a clock they advance.
+func startDaemonClock(ctx context.Context, cfg *config.Config, log zerolog.Logger, pprof bool, now func() time.Time) (*daemon, error) {
 	in, err := install(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{in: in}
+	d := &daemon{in: in, now: now}
 	if err := d.start(ctx, cfg, log, pprof); err != nil {
 		in.db.Close()
 		return nil, err
@@ -128,11 +138,22 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	if err != nil {
 		return err
 	}
+	var goal *messages.WorkItem
+	if cfg.ActiveGoal != "" {
+		if goal, err = actors.ReadGoal(cfg.ActiveGoal); err != nil {
+			return err
+		}
+	}
+	if d.devices, err = newDeviceRegistry(ctx, d.in.db, log); err != nil {
+		return err
+	}
+	d.secrets = &secretVault{db: d.in.db, ks: d.in.keystore}
 	reg := metrics.NewRegistry()
 	d.sys, err = actors.Start(ctx, actors.Deps{
+		Goal: goal, Now: d.now,
 		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier,
 		Config: cfg, DB: d.in.db, Models: models,
-		VerifyOwnerSignature: d.in.keys.VerifyOwnerSignature,
+		VerifyOwnerSignature: ownerOrDevice(d.in.keys.VerifyOwnerSignature, d.devices),
 		OwnerToken:           d.in.ownerToken,
 		Sessions:             minter,
 		Gates:                gateRunner,
@@ -151,7 +172,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		MaxFrameBytes: w.MaxFrameBytes, AllowedOrigins: w.AllowedOrigins, SendQueue: w.SendQueue,
 		MessagesPerMinutePerIP: cfg.Limits.WSMessagesPerMinutePerIP,
 		Gateway:                d.sys.Gateway(), Metrics: reg, Logger: log, Pprof: pprof,
-		Extra: (&personaAPI{sys: d.sys, owner: d.in.ownerToken, ownerID: cfg.OwnerID, sessions: minter}).routes(),
+		Extra: d.routes(cfg, minter),
 	})
 	if err == nil {
 		err = d.srv.Listen()

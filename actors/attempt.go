@@ -1,0 +1,294 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/google/uuid"
+
+	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/llm"
+	"github.com/silas-ai/silas/runtime/verify"
+	"github.com/silas-ai/silas/sandbox"
+)
+
+// attemptSpec is what one attempt is started with.
+type attemptSpec struct {
+	scope    string
+	n        int
+	before   messages.BudgetUsed // consumed so far, this attempt counted
+	failure  string              // why the previous attempt failed
+	guidance string              // the planner's guidance
+}
+
+// Messages an Attempt's IO goroutines send back to it.
+type (
+	attemptSandbox struct {
+		inst sandbox.Instance
+		err  error
+	}
+	attemptModel struct {
+		res *llm.Response
+		err error
+	}
+	attemptTools    struct{ results []llm.Message }
+	attemptVerified struct {
+		report verify.Report
+		err    error
+	}
+)
+
+// Attempt is one attempt of a work item (spec 5.2.1 step 2), a child actor
+// of its WorkItem: a fresh sandbox instance, the executor agent's tool
+// loop, then verification of the instance's work dir in a sandbox of its
+// own. Every model call, tool call and the verification run in tracked
+// goroutines; their results come back as messages, so Receive never
+// blocks. The attempt ends by sending attemptDone to its parent and
+// stopping; its sandbox is destroyed however it stops.
+//
+// A panic in an attempt does not take its work item down: the WorkItem
+// supervises its attempts by stopping the one that failed and counting it
+// as a failed attempt (see WorkItem.HandleFailure).
+type Attempt struct {
+	d    *shared
+	w    *messages.WorkItem // a copy: the attempt never changes it
+	spec attemptSpec
+
+	started time.Time
+	// release tells the goroutine that owns the sandbox instance to
+	// destroy it; nil once closed.
+	release chan struct{}
+	inst    sandbox.Instance
+	cfg     messages.SandboxConfig
+	msgs    []llm.Message
+	calls   int
+	out     *attemptDone
+	ended   bool
+}
+
+func newAttempt(d *shared, w *messages.WorkItem, spec attemptSpec) *Attempt {
+	return &Attempt{d: d, w: w, spec: spec, out: &attemptDone{attempt: spec.n}}
+}
+
+// Receive drives the attempt from one IO result to the next.
+func (a *Attempt) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		a.started = time.Now()
+		a.createSandbox(c)
+	case *attemptSandbox:
+		a.onSandbox(c, m)
+	case *attemptModel:
+		a.onModel(c, m)
+	case *attemptTools:
+		a.msgs = append(a.msgs, m.results...)
+		a.callModel(c)
+	case *attemptVerified:
+		if m.err != nil {
+			a.end(c, fmt.Errorf("verification could not run: %w", m.err))
+			return
+		}
+		a.out.report = m.report
+		a.end(c, nil)
+	case *actor.Stopped:
+		a.destroy() // stopped by its supervisor or by shutdown
+	}
+}
+
+// io runs fn in a tracked goroutine whose result fn sends to the attempt;
+// a panic in fn or a refused start ends the attempt with an error.
+func (a *Attempt) io(c actor.Context, name string, fn func(ctx context.Context) any, failed func(error) any) {
+	self, root := c.Self(), a.d.sys.Root
+	if !a.d.tasks.Go(name, func(ctx context.Context) { root.Send(self, fn(ctx)) },
+		func(err error) { root.Send(self, failed(err)) }) {
+		root.Send(self, failed(errShuttingDown))
+	}
+}
+
+func (a *Attempt) createSandbox(c actor.Context) {
+	cfg := messages.DefaultSandboxConfig()
+	if sc := a.d.Config.Sandbox; sc.DefaultMemoryMB > 0 {
+		cfg.MaxMemoryMB = sc.DefaultMemoryMB
+	}
+	if sc := a.d.Config.Sandbox; sc.DefaultCPUSeconds > 0 {
+		cfg.MaxCPUSeconds = sc.DefaultCPUSeconds
+	}
+	// One goroutine owns the instance for the attempt's life: it creates
+	// it, and destroys it when the attempt releases it or Silas stops, so
+	// that no instance outlives its attempt whatever way the attempt ends.
+	mgr, log, id, self, root := a.d.Sandbox, a.d.Log, a.w.ID, c.Self(), a.d.sys.Root
+	release := make(chan struct{})
+	a.release = release
+	if !a.d.tasks.Go("attempt sandbox", func(ctx context.Context) {
+		in, err := mgr.Create(ctx, cfg)
+		root.Send(self, &attemptSandbox{inst: in, err: err})
+		if err != nil || in == nil {
+			return
+		}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := in.Destroy(dctx); err != nil {
+			log.Warn().Err(err).Str("work_item", id).Msg("destroy attempt sandbox")
+		}
+	}, func(err error) { root.Send(self, &attemptSandbox{err: err}) }) {
+		root.Send(self, &attemptSandbox{err: errShuttingDown})
+	}
+}
+
+func (a *Attempt) onSandbox(c actor.Context, m *attemptSandbox) {
+	if m.err != nil {
+		a.end(c, fmt.Errorf("create the attempt's sandbox: %w", m.err))
+		return
+	}
+	a.inst, a.cfg = m.inst, m.inst.Config()
+	a.msgs = []llm.Message{
+		{Role: llm.RoleSystem, Content: ExecutorInstructions},
+		{Role: llm.RoleUser, Content: attemptBriefing(a.w, a.spec.n, a.spec.failure, a.spec.guidance)},
+	}
+	a.callModel(c)
+}
+
+// callModel checks the budget, then asks the executor model for its next
+// step.
+func (a *Attempt) callModel(c actor.Context) {
+	// before counts this attempt among the attempts; the attempts
+	// dimension was checked when the attempt started, so it counts only
+	// the earlier ones here.
+	spent := a.spec.before
+	spent.Attempts--
+	spent.Tokens += a.out.used.Tokens
+	spent.CostUSD += a.out.used.CostUSD
+	spent.WallTimeSeconds += time.Since(a.started).Seconds()
+	if ex := attemptLimitsOf(spent, a.w.Budget); len(ex) > 0 {
+		a.end(c, fmt.Errorf("%w before a model call (%s)", errBudgetExhausted, strings.Join(ex, ", ")))
+		return
+	}
+	complete := a.d.Models.Completer(llm.RoleExecutor)
+	req := &llm.Request{Messages: a.msgs, Tools: executorTools(a.d.Executors), Format: a.d.formats[llm.SchemaExecutorAgentOutput]}
+	timeout := a.d.Config.LLM.Timeout() * time.Duration(a.d.Config.LLM.MaxRetries+1)
+	a.io(c, "executor model call", func(ctx context.Context) any {
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		res, err := complete(cctx, req)
+		if err != nil && ctx.Err() != nil {
+			err = errShuttingDown
+		}
+		return &attemptModel{res: res, err: err}
+	}, func(err error) any { return &attemptModel{err: err} })
+}
+
+func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
+	if m.err != nil {
+		if !errors.Is(m.err, errShuttingDown) {
+			m.err = fmt.Errorf("executor model call: %w", m.err)
+		}
+		a.end(c, m.err)
+		return
+	}
+	res := m.res
+	a.out.used.Tokens += res.Usage.PromptTokens + res.Usage.CompletionTokens
+	a.out.used.CostUSD += res.Usage.CostUSD
+	// The WorkItem journals the spend, so that a crash does not forget it.
+	spend := a.out.used
+	spend.WallTimeSeconds = time.Since(a.started).Seconds()
+	c.Send(c.Parent(), &attemptSpend{attempt: a.spec.n, used: spend})
+	if len(res.ToolCalls) == 0 {
+		a.out.summary = executorSummary(res.Content)
+		a.verify(c)
+		return
+	}
+	if a.calls >= maxToolCallsPerAttempt {
+		a.audit("tool_call_cap_reached", map[string]any{"attempt": a.spec.n, "cap": maxToolCallsPerAttempt})
+		a.out.summary = fmt.Sprintf("the executor stopped after %d tool calls", a.calls)
+		a.verify(c)
+		return
+	}
+	a.msgs = append(a.msgs, llm.Message{Role: llm.RoleAssistant, Content: res.Content, ToolCalls: res.ToolCalls})
+	calls := make([]*messages.ExecutionEnvelope, 0, len(res.ToolCalls))
+	for _, tc := range res.ToolCalls {
+		a.calls++
+		a.out.used.ExecutorRuns++
+		a.audit("tool_call", map[string]any{"attempt": a.spec.n, "tool": tc.Name})
+		calls = append(calls, a.envelope(tc, a.calls))
+	}
+	tcs, execs, inst := res.ToolCalls, a.d.Executors, a.inst
+	a.io(c, "attempt tool calls", func(ctx context.Context) any {
+		out := &attemptTools{}
+		for i, tc := range tcs {
+			out.results = append(out.results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
+				Content: runTool(ctx, execs, calls[i], inst)})
+		}
+		return out
+	}, func(err error) any {
+		// A tool that panicked answers every call of this step with the error.
+		out := &attemptTools{}
+		for _, tc := range tcs {
+			b, _ := json.Marshal(map[string]any{"success": false, "error": err.Error()})
+			out.results = append(out.results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(b)})
+		}
+		return out
+	})
+}
+
+// envelope builds the execution envelope of one tool call; arguments that
+// are not a JSON object leave Args nil, which runTool answers with an error.
+func (a *Attempt) envelope(tc llm.ToolCall, step int) *messages.ExecutionEnvelope {
+	env := &messages.ExecutionEnvelope{
+		ExecutionID: uuid.NewString(), StepIndex: step, TaskDescription: a.w.Title, Action: tc.Name,
+		InputArtifacts: map[string]string{}, CredentialRefs: map[string]string{},
+		TimeoutSeconds: messages.DefaultTimeoutSeconds, MaxOutputBytes: messages.DefaultMaxOutputBytes,
+		SandboxConfig: a.cfg,
+	}
+	args := map[string]any{}
+	if err := json.Unmarshal([]byte(tc.Arguments), &args); err == nil {
+		env.Args = args
+	}
+	return env
+}
+
+func (a *Attempt) verify(c actor.Context) {
+	runner, checks, dir := a.d.Verifier, a.w.Verify, a.inst.WorkDir()
+	a.io(c, "attempt verification", func(ctx context.Context) any {
+		rep, err := runner.Run(ctx, checks, dir)
+		if err != nil && ctx.Err() != nil {
+			err = errShuttingDown
+		}
+		return &attemptVerified{report: rep, err: err}
+	}, func(err error) any { return &attemptVerified{err: err} })
+}
+
+// end reports the attempt's outcome to the WorkItem and stops.
+func (a *Attempt) end(c actor.Context, err error) {
+	if a.ended {
+		return
+	}
+	a.ended = true
+	a.out.err = err
+	a.out.used.WallTimeSeconds = time.Since(a.started).Seconds()
+	c.Send(c.Parent(), a.out)
+	a.destroy()
+	c.Stop(c.Self())
+}
+
+// destroy releases the attempt's sandbox instance to the goroutine that
+// owns it, which destroys it.
+func (a *Attempt) destroy() {
+	if a.release != nil {
+		close(a.release)
+		a.release = nil
+	}
+}
+
+func (a *Attempt) audit(event string, data map[string]any) {
+	data["work_item_id"] = a.w.ID
+	a.d.sys.Root.Send(a.d.audit, &messages.AuditEvent{Time: a.d.now(), Event: event, Scope: a.spec.scope, Data: data})
+}

@@ -1,0 +1,227 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/scheduler"
+	"github.com/google/uuid"
+
+	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/approval"
+	"github.com/silas-ai/silas/runtime/plan"
+	"github.com/silas-ai/silas/runtime/verify"
+)
+
+// cycle is the Scheduler's state of the goal cycle in flight (spec 5.2.3):
+// check, then on failure a fix task authorized by the goal's standing
+// token, or by the owner when the token cannot authorize it.
+type cycle struct {
+	running bool
+	// token is the goal's standing token; Verify updates a copy, which
+	// replaces it when the verification succeeds.
+	token *messages.ApprovalToken
+	// standingRefused: the owner declined the standing approval; every
+	// fix task is then approved on its own.
+	standingRefused bool
+	// fix is the fix task being authorized.
+	fix *messages.WorkItem
+	// owner holds messages for the owner scope until its PID arrives.
+	owner []*ownerWork
+}
+
+// goalChecked carries a cycle's check results. Sender: a Scheduler IO
+// goroutine. Receiver: the Scheduler. fixActive: a fix task of the goal is
+// still active, so the cycle was skipped.
+type goalChecked struct {
+	report    verify.Report
+	err       error
+	fixActive bool
+}
+
+// standingVerified carries the consuming verification of the standing
+// token for a fix task. Sender: a Scheduler IO goroutine. Receiver: the
+// Scheduler.
+type standingVerified struct {
+	fix   *messages.WorkItem
+	token *messages.ApprovalToken // the verified copy
+	err   error
+}
+
+// ownerRetry is the Scheduler's timer message to ask the owner scope again
+// after it was busy with another approval.
+type ownerRetry struct{ msg *ownerWork }
+
+func (s *Scheduler) onTick(c actor.Context) {
+	if s.goal == nil || s.running {
+		return
+	}
+	s.running = true
+	self, root, db, owner, goal := c.Self(), s.d.sys.Root, s.d.DB, s.d.Config.OwnerID, s.goal
+	mgr, runner := s.d.Sandbox, s.d.Verifier
+	reply := func(m *goalChecked) { root.Send(self, m) }
+	if !s.d.tasks.Go("goal cycle check", func(ctx context.Context) {
+		active, err := db.WorkItems().List(ctx, owner)
+		if err != nil {
+			reply(&goalChecked{err: fmt.Errorf("list active work items: %w", err)})
+			return
+		}
+		if slices.ContainsFunc(active, func(w *messages.WorkItem) bool { return w.Parent != nil && *w.Parent == goal.ID }) {
+			reply(&goalChecked{fixActive: true})
+			return
+		}
+		// The checks run in an empty sandbox of their own: a goal's
+		// checks look at the world, not at a work dir.
+		in, err := mgr.Create(ctx, messages.DefaultSandboxConfig())
+		if err != nil {
+			reply(&goalChecked{err: fmt.Errorf("create the check's sandbox: %w", err)})
+			return
+		}
+		defer func() {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			_ = in.Destroy(dctx)
+		}()
+		rep, err := runner.Run(ctx, goal.Verify, in.WorkDir())
+		reply(&goalChecked{report: rep, err: err})
+	}, func(err error) { reply(&goalChecked{err: err}) }) {
+		s.running = false
+	}
+}
+
+func (s *Scheduler) onChecked(c actor.Context, m *goalChecked) {
+	switch {
+	case m.fixActive:
+		s.running = false
+	case m.err != nil:
+		s.audit("goal_check_error", map[string]any{"error": m.err.Error()})
+		s.running = false
+	case m.report.Passed:
+		s.audit("goal_cycle", map[string]any{"passed": true, "status": string(messages.StatusHealthy)})
+		s.running = false
+	default:
+		failed := failedChecks(m.report)
+		s.audit("goal_cycle", map[string]any{"passed": false, "failed": failed})
+		if s.goal.OnFailure != plan.OnFailureSpawnTask {
+			s.audit("goal_failed", map[string]any{"on_failure": s.goal.OnFailure, "failed": failed})
+			s.running = false
+			return
+		}
+		s.fix = plan.FixTask(s.goal, s.goal.ID+"-fix-"+uuid.NewString()[:8], failed)
+		hash, _ := messages.WorkItemPlanHash(s.fix)
+		s.audit("goal_fix_spawned", map[string]any{"work_item_id": s.fix.ID, "spawned_task_hash": hash})
+		switch {
+		case s.token != nil:
+			s.verifyStanding(c)
+		case s.standingRefused:
+			s.askOwner(c, s.fix)
+		default:
+			s.sendToOwner(c, &ownerWork{work: s.goal, standing: true})
+		}
+	}
+}
+
+// verifyStanding authorizes s.fix with the goal's standing token: the
+// consuming Verify of spec 5.2.3 step 4, on a copy of the token.
+func (s *Scheduler) verifyStanding(c actor.Context) {
+	self, root, eng, goal, fix, tok := c.Self(), s.d.sys.Root, s.d.Approval, s.goal, s.fix, cloneToken(s.token)
+	reply := func(m *standingVerified) { root.Send(self, m) }
+	if !s.d.tasks.Go("verify standing token", func(ctx context.Context) {
+		reply(&standingVerified{fix: fix, token: tok, err: eng.Verify(ctx, tok, goal, fix)})
+	}, func(err error) { reply(&standingVerified{fix: fix, err: err}) }) {
+		s.fix, s.running = nil, false
+	}
+}
+
+func (s *Scheduler) onStandingVerified(c actor.Context, m *standingVerified) {
+	if s.fix == nil || s.fix.ID != m.fix.ID {
+		return
+	}
+	if m.err != nil {
+		// Exhausted, expired or otherwise invalid: the owner decides.
+		s.audit("standing_verification_failed", map[string]any{"work_item_id": m.fix.ID, "reason": m.err.Error()})
+		if errors.Is(m.err, approval.ErrExpired) {
+			s.token = nil // the next failing cycle asks for a new standing approval
+		}
+		s.askOwner(c, m.fix)
+		return
+	}
+	s.token = m.token
+	m.fix.NeedsApproval = false
+	m.fix.ApprovalToken = cloneToken(m.token)
+	s.audit("goal_fix_authorized", map[string]any{"work_item_id": m.fix.ID, "standing": true,
+		"executions_used": m.token.ExecutionsUsed, "max_executions": m.token.MaxExecutions})
+	s.sendToOwner(c, &ownerWork{work: m.fix, authorized: true})
+}
+
+// askOwner falls back to an interactive approval of the fix task.
+func (s *Scheduler) askOwner(c actor.Context, fix *messages.WorkItem) {
+	fix.NeedsApproval, fix.ApprovalToken = true, nil
+	s.sendToOwner(c, &ownerWork{work: fix})
+}
+
+func (s *Scheduler) onVerdict(c actor.Context, m *ownerVerdict) {
+	if s.fix == nil {
+		return
+	}
+	if m.busy {
+		msg := &ownerWork{work: s.fix}
+		if m.workID == s.goal.ID {
+			msg = &ownerWork{work: s.goal, standing: true}
+		} else if s.fix.ApprovalToken != nil {
+			msg.authorized = true
+		}
+		scheduler.NewTimerScheduler(c).SendOnce(replanRetryAfter, c.Self(), &ownerRetry{msg: msg})
+		return
+	}
+	switch {
+	case m.workID == s.goal.ID && m.approved:
+		s.token = m.token
+		s.verifyStanding(c)
+	case m.workID == s.goal.ID && m.noOwner:
+		// Nobody to ask: the next failing cycle asks again.
+		s.audit("goal_fix_blocked", map[string]any{"work_item_id": s.fix.ID, "reason": m.reason})
+		s.fix, s.running = nil, false
+	case m.workID == s.goal.ID:
+		s.standingRefused = true
+		s.audit("standing_approval_declined", map[string]any{"reason": m.reason})
+		s.askOwner(c, s.fix)
+	case m.workID == s.fix.ID && m.approved:
+		s.audit("goal_fix_started", map[string]any{"work_item_id": s.fix.ID})
+		s.fix, s.running = nil, false
+	case m.workID == s.fix.ID:
+		s.audit("goal_fix_blocked", map[string]any{"work_item_id": s.fix.ID, "reason": m.reason})
+		s.fix, s.running = nil, false
+	}
+}
+
+// sendToOwner sends msg to the owner's scope, which the Stream spawns when
+// it is not running.
+func (s *Scheduler) sendToOwner(c actor.Context, msg *ownerWork) {
+	s.owner = append(s.owner, msg)
+	c.Request(s.d.stream, &messages.ScopeFor{ScopeID: s.d.Config.OwnerID, Kind: messages.ScopeOwner})
+}
+
+func (s *Scheduler) onScopeRef(c actor.Context, m *messages.ScopeRef) {
+	for _, msg := range s.owner {
+		c.Request(m.PID, msg)
+	}
+	s.owner = nil
+}
+
+// cloneToken copies t deeply enough that Verify on the copy leaves t alone.
+func cloneToken(t *messages.ApprovalToken) *messages.ApprovalToken {
+	if t == nil {
+		return nil
+	}
+	cp := *t
+	cp.ExecutionNonces = slices.Clone(t.ExecutionNonces)
+	cp.Signature = slices.Clone(t.Signature)
+	cp.Conditions = maps.Clone(t.Conditions)
+	return &cp
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/silas-ai/silas/channels/web"
+)
+
+const devicesUsage = `Usage: silas devices <add|list|revoke> [flags]
+
+Owner devices are browsers or phones whose signed messages count as the
+owner's own (owner taint). The commands talk to the running daemon, which
+owns the database: start it with "silas serve" first.
+
+  silas devices add [--name N] [--ttl 10m]   print a one-time enrolment code
+  silas devices list                         list devices, revoked ones too
+  silas devices revoke <id>                  stop trusting a device at once
+`
+
+func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, devicesUsage)
+		if len(args) == 0 {
+			return &exitError{code: 2, err: errors.New("devices: no subcommand given")}
+		}
+		return nil
+	}
+	sub, rest := args[0], args[1:]
+	fs := newFlagSet("devices "+sub, "Manage owner devices through the running daemon.", stderr)
+	var c common
+	c.register(fs)
+	daemonURL := fs.String("url", "", "daemon URL (default http://<silas.channels.web.host>:<port>)")
+	name := fs.String("name", "", "add: the device's name, shown in `silas devices list`")
+	ttl := fs.Duration("ttl", defaultCodeTTL, "add: how long the code stays valid (1m to 24h)")
+	// Flags may follow the device id ("revoke <id> --url ..."): the flag
+	// package stops at the first argument, so parse what remains again.
+	var pos []string
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	cfg, err := c.load(nil)
+	if err != nil {
+		return err
+	}
+	tok, err := ownerToken(cfg)
+	if err != nil {
+		return err
+	}
+	base := *daemonURL
+	if base == "" {
+		base = "http://" + cfg.Channels.Web.Addr()
+	}
+	cl := &daemonClient{base: strings.TrimRight(base, "/"), token: tok, http: &http.Client{Timeout: httpTimeout}}
+
+	switch sub {
+	case "add":
+		if len(pos) != 0 {
+			return &exitError{code: 2, err: errors.New("devices add takes no arguments; name the device with --name")}
+		}
+		var out codeResponse
+		if err := cl.do(ctx, "POST", "/devices/codes", codeRequest{Name: *name, TTLSeconds: int(ttl.Seconds())}, &out); err != nil {
+			return err
+		}
+		label := ""
+		if out.Name != "" {
+			label = fmt.Sprintf(" for %q", out.Name)
+		}
+		fmt.Fprintf(stdout, "Enrolment code%s: %s\n", label, out.Code)
+		fmt.Fprintf(stdout, "Enter it in the Silas web app on the device you are adding. It works once\nand expires at %s (in %s).\n",
+			out.ExpiresAt.Local().Format(time.DateTime), time.Until(out.ExpiresAt).Round(time.Second))
+		return nil
+	case "list":
+		if len(pos) != 0 {
+			return &exitError{code: 2, err: errors.New("devices list takes no arguments")}
+		}
+		var out devicesResponse
+		if err := cl.do(ctx, "GET", "/devices", nil, &out); err != nil {
+			return err
+		}
+		if len(out.Devices) == 0 {
+			fmt.Fprintln(stdout, "No devices enrolled. Add one with `silas devices add --name <name>`.")
+			return nil
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tADDED\tSTATUS")
+		for _, d := range out.Devices {
+			status := "active"
+			if d.RevokedAt != nil {
+				status = "revoked " + d.RevokedAt.Local().Format(time.DateTime)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.ID, d.Name, d.AddedAt.Local().Format(time.DateTime), status)
+		}
+		return tw.Flush()
+	case "revoke":
+		if len(pos) != 1 {
+			return &exitError{code: 2, err: errors.New("usage: silas devices revoke <id> (see `silas devices list`)")}
+		}
+		var out deviceResponse
+		if err := cl.do(ctx, "POST", "/devices/"+url.PathEscape(pos[0])+"/revoke", nil, &out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Revoked %s (%s): its signatures no longer count as yours.\n", out.Device.ID, out.Device.Name)
+		return nil
+	}
+	fmt.Fprint(stderr, devicesUsage)
+	return &exitError{code: 2, err: fmt.Errorf("unknown devices subcommand %q", sub)}
+}
+
+// daemonClient calls the running daemon's owner HTTP API.
+type daemonClient struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+func (c *daemonClient) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	if err != nil {
+		return fmt.Errorf("daemon URL %q: %w", c.base, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("silas is not running at %s: device commands go through the running daemon, which owns the database; start it with `silas serve` (or pass --url)", c.base)
+	}
+	if err != nil {
+		return fmt.Errorf("call silas at %s: %w", c.base, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return fmt.Errorf("read the answer of %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode >= 300 {
+		var e web.ErrorEvent
+		if json.Unmarshal(b, &e) == nil && e.Message != "" {
+			return fmt.Errorf("silas refused: %s", e.Message)
+		}
+		return fmt.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("decode the answer of %s %s: %w", method, path, err)
+	}
+	return nil
+}
