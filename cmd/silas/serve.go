@@ -172,7 +172,8 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		MaxFrameBytes: w.MaxFrameBytes, AllowedOrigins: w.AllowedOrigins, SendQueue: w.SendQueue,
 		MessagesPerMinutePerIP: cfg.Limits.WSMessagesPerMinutePerIP,
 		Gateway:                d.sys.Gateway(), Metrics: reg, Logger: log, Pprof: pprof,
-		Extra: d.routes(cfg, minter),
+		Static: web.Static(),
+		Extra:  d.routes(cfg, minter),
 	})
 	if err == nil {
 		err = d.srv.Listen()
