@@ -52,7 +52,18 @@ const ScrubMarker = "[filtered]"
 // Each marker but the invisible characters is replaced by ScrubMarker. The
 // rest of the text is kept, so the content stays searchable.
 func ScrubInjection(s string) string {
-	s = strings.Map(func(r rune) rune {
+	s = dropInvisible(s)
+	for _, m := range scrubbers {
+		if m.may(s) {
+			s = m.re.ReplaceAllLiteralString(s, ScrubMarker)
+		}
+	}
+	return s
+}
+
+// dropInvisible deletes the invisible characters used to hide instructions.
+func dropInvisible(s string) string {
+	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 0x200B && r <= 0x200F, r == 0x2060, r == 0xFEFF,
 			r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069,
@@ -61,8 +72,57 @@ func ScrubInjection(s string) string {
 		}
 		return r
 	}, s)
-	for _, re := range [...]*regexp.Regexp{reTemplateToken, reRoleTag, reDelimiter, reRolePrefix, reOverride} {
-		s = re.ReplaceAllLiteralString(s, ScrubMarker)
+}
+
+// scrubber is one marker expression and a cheap test that is true of every
+// text the expression can match. Every customer message and answer passes
+// through ScrubInjection, and almost none holds a marker, so the tests spare
+// the regular expressions most of that work.
+type scrubber struct {
+	re  *regexp.Regexp
+	may func(string) bool
+}
+
+var scrubbers = [...]scrubber{
+	{reTemplateToken, func(s string) bool { return strings.Contains(s, "<|") }},
+	{reRoleTag, func(s string) bool { return strings.ContainsAny(s, "<[") }},
+	{reDelimiter, func(s string) bool { return strings.Contains(s, "---") }},
+	{reRolePrefix, func(s string) bool { return strings.IndexByte(s, ':') >= 0 }},
+	{reOverride, mayOverride},
+}
+
+// overrideWords are the words one of which every match of reOverride's
+// first two alternatives holds; the third holds both "you" and "now".
+var overrideWords = [...]string{"ignore", "disregard", "forget", "override", "bypass", "instructions"}
+
+// mayOverride reports whether s may match reOverride. The expression folds
+// case the Unicode way (the long s "ſ" matches "s", the Kelvin sign "K"
+// matches "k"), so text beyond ASCII always runs it.
+func mayOverride(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
 	}
-	return s
+	for _, w := range overrideWords {
+		if containsFoldASCII(s, w) {
+			return true
+		}
+	}
+	return containsFoldASCII(s, "you") && containsFoldASCII(s, "now")
+}
+
+// containsFoldASCII reports whether s holds word, a lower-case ASCII word,
+// in any case.
+func containsFoldASCII(s, word string) bool {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for j < len(word) && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }

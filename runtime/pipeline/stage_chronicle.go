@@ -32,7 +32,7 @@ func runResponseChronicle(t *Turn, e *Env) Effect {
 	}
 	t.addChronicle(e, messages.ContextItem{
 		CtxID:   e.NewID(),
-		Content: "Silas: " + t.Response.Message,
+		Content: "Silas: " + t.storedResponse(),
 		Source:  "agent:" + t.Agent,
 		Taint:   t.Taint,
 	})
@@ -65,9 +65,19 @@ func runRawIngest(t *Turn, e *Env) Effect {
 // runRawOutputIngest stores the answer in the low-reingestion lane (step 11.5).
 func runRawOutputIngest(t *Turn, e *Env) Effect {
 	if e.RawIngest && t.Response != nil && !t.Blocked {
-		t.rawMemory(e, t.Response.Message, messages.SourceAgentResponseRaw)
+		t.rawMemory(e, t.storedResponse(), messages.SourceAgentResponseRaw)
 	}
 	return next
+}
+
+// storedResponse is the answer as the chronicle and memory keep it. An
+// answer to external input may echo the input's injection markers, so it
+// is scrubbed like the input was (spec 5.12); the user is sent it as is.
+func (t *Turn) storedResponse() string {
+	if t.Taint == messages.TaintExternal {
+		return contextmgr.ScrubInjection(t.Response.Message)
+	}
+	return t.Response.Message
 }
 
 func (t *Turn) rawMemory(e *Env, content, source string) {
