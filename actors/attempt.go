@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/verify"
 	"github.com/silas-ai/silas/sandbox"
@@ -24,6 +25,9 @@ type attemptSpec struct {
 	before   messages.BudgetUsed // consumed so far, this attempt counted
 	failure  string              // why the previous attempt failed
 	guidance string              // the planner's guidance
+	// keepDir, when set, receives a copy of the artifacts of an attempt
+	// that passes (a project's task: its project checks them at the end).
+	keepDir string
 }
 
 // Messages an Attempt's IO goroutines send back to it.
@@ -36,7 +40,6 @@ type (
 		res *llm.Response
 		err error
 	}
-	attemptTools    struct{ results []llm.Message }
 	attemptVerified struct {
 		report verify.Report
 		err    error
@@ -69,6 +72,11 @@ type Attempt struct {
 	calls   int
 	out     *attemptDone
 	ended   bool
+	// gates are config gates.system and the work item's gates, compiled
+	// once for the attempt.
+	gates *gates.ActiveSet
+	// ledger is what the attempt's tool calls actually did.
+	ledger []messages.LedgerEntry
 }
 
 func newAttempt(d *shared, w *messages.WorkItem, spec attemptSpec) *Attempt {
@@ -80,14 +88,19 @@ func (a *Attempt) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.started = time.Now()
+		set, err := gates.Compile(a.d.SystemGates, a.w.Gates)
+		if err != nil {
+			a.end(c, fmt.Errorf("compile the work item's gates: %w", err))
+			return
+		}
+		a.gates = set
 		a.createSandbox(c)
 	case *attemptSandbox:
 		a.onSandbox(c, m)
 	case *attemptModel:
 		a.onModel(c, m)
 	case *attemptTools:
-		a.msgs = append(a.msgs, m.results...)
-		a.callModel(c)
+		a.onTools(c, m)
 	case *attemptVerified:
 		if m.err != nil {
 			a.end(c, fmt.Errorf("verification could not run: %w", m.err))
@@ -202,13 +215,16 @@ func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
 	spend.WallTimeSeconds = time.Since(a.started).Seconds()
 	c.Send(c.Parent(), &attemptSpend{attempt: a.spec.n, used: spend})
 	if len(res.ToolCalls) == 0 {
-		a.out.summary = executorSummary(res.Content)
+		out := executorOutput(res.Content)
+		a.out.summary, a.out.nextSteps = out.Summary, out.NextSteps
+		a.collectArtifacts(out.ArtifactRefs)
 		a.verify(c)
 		return
 	}
 	if a.calls >= maxToolCallsPerAttempt {
 		a.audit("tool_call_cap_reached", map[string]any{"attempt": a.spec.n, "cap": maxToolCallsPerAttempt})
 		a.out.summary = fmt.Sprintf("the executor stopped after %d tool calls", a.calls)
+		a.collectArtifacts(nil)
 		a.verify(c)
 		return
 	}
@@ -220,23 +236,59 @@ func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
 		a.audit("tool_call", map[string]any{"attempt": a.spec.n, "tool": tc.Name})
 		calls = append(calls, a.envelope(tc, a.calls))
 	}
-	tcs, execs, inst := res.ToolCalls, a.d.Executors, a.inst
+	tcs := res.ToolCalls
+	root, auditPID := a.d.sys.Root, a.d.audit
+	step := &toolStep{
+		execs: a.d.Executors, inst: a.inst, runner: a.d.Gates, set: a.gates,
+		maxEvals: a.d.Config.Limits.MaxGateEvalsPerTurn, attempt: a.spec.n, scope: a.spec.scope, workID: a.w.ID,
+		audit: func(ev messages.AuditEvent) { root.Send(auditPID, &ev) }, now: a.d.now,
+	}
 	a.io(c, "attempt tool calls", func(ctx context.Context) any {
-		out := &attemptTools{}
-		for i, tc := range tcs {
-			out.results = append(out.results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name,
-				Content: runTool(ctx, execs, calls[i], inst)})
-		}
-		return out
+		return step.run(ctx, tcs, calls)
 	}, func(err error) any {
 		// A tool that panicked answers every call of this step with the error.
 		out := &attemptTools{}
-		for _, tc := range tcs {
-			b, _ := json.Marshal(map[string]any{"success": false, "error": err.Error()})
-			out.results = append(out.results, llm.Message{Role: llm.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: string(b)})
+		for i, tc := range tcs {
+			out.add(tc, step.entry(tc.Name, failedResult(calls[i], err.Error()), ""))
 		}
 		return out
 	})
+}
+
+// onTools hands the step's results to the executor model and its ledger
+// to the WorkItem, which journals it; a blocking after_step gate ends the
+// attempt, and the work item, as blocked.
+func (a *Attempt) onTools(c actor.Context, m *attemptTools) {
+	a.ledger = append(a.ledger, m.ledger...)
+	c.Send(c.Parent(), &attemptLedger{attempt: a.spec.n, entries: m.ledger})
+	if m.blocked != "" {
+		a.audit("work_item_gate_blocked", map[string]any{"attempt": a.spec.n, "trigger": string(messages.TriggerAfterStep), "gate": m.blocked})
+		a.out.blocked = "blocked by the policy gate " + m.blocked
+		a.collectArtifacts(nil)
+		a.end(c, nil)
+		return
+	}
+	a.msgs = append(a.msgs, m.results...)
+	a.callModel(c)
+}
+
+// collectArtifacts takes the attempt's artifacts from its ledger, never
+// from the executor's claims, and audits where the claims differ (spec
+// 5.2.1 c3).
+func (a *Attempt) collectArtifacts(claimed []string) {
+	a.out.artifacts = ledgerArtifacts(a.ledger)
+	unproduced, unclaimed := artifactMismatch(claimed, a.out.artifacts)
+	if len(unproduced) > 0 || len(unclaimed) > 0 {
+		a.audit("artifact_ref_mismatch", map[string]any{"attempt": a.spec.n,
+			"claimed_not_produced": orNone(unproduced), "produced_not_claimed": orNone(unclaimed)})
+	}
+}
+
+func orNone(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // envelope builds the execution envelope of one tool call; arguments that
@@ -256,11 +308,16 @@ func (a *Attempt) envelope(tc llm.ToolCall, step int) *messages.ExecutionEnvelop
 }
 
 func (a *Attempt) verify(c actor.Context) {
-	runner, checks, dir := a.d.Verifier, a.w.Verify, a.inst.WorkDir()
+	runner, checks, dir, keep, artifacts := a.d.Verifier, a.w.Verify, a.inst.WorkDir(), a.spec.keepDir, a.out.artifacts
 	a.io(c, "attempt verification", func(ctx context.Context) any {
 		rep, err := runner.Run(ctx, checks, dir)
 		if err != nil && ctx.Err() != nil {
 			err = errShuttingDown
+		}
+		if err == nil && rep.Passed && keep != "" {
+			if err = keepArtifacts(dir, keep, artifacts); err != nil {
+				err = fmt.Errorf("keep the artifacts for the project: %w", err)
+			}
 		}
 		return &attemptVerified{report: rep, err: err}
 	}, func(err error) any { return &attemptVerified{err: err} })

@@ -12,6 +12,7 @@ import (
 	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/approval"
+	"github.com/silas-ai/silas/runtime/contextmgr"
 	"github.com/silas-ai/silas/runtime/pipeline"
 )
 
@@ -58,6 +59,11 @@ type approvalIssued struct {
 type workItemProgress struct {
 	event messages.WorkItemStatusEvent
 	final bool
+	// result is the finished work item's WorkItemResult (final only), and
+	// taint the trust of what its tool calls brought in.
+	result *messages.WorkItemResult
+	taint  messages.TaintLevel
+	title  string
 }
 
 // requestApproval performs a turn's ApprovalRequest: it asks every attached
@@ -267,7 +273,14 @@ func (s *Scope) startWorkItem(c actor.Context, w *messages.WorkItem) {
 	if _, running := s.workers[w.ID]; running {
 		return
 	}
+	if w.Type == messages.WorkTask && w.Parent != nil && w.ApprovalToken == nil {
+		// A project's task, stored by its own journal: its project resumes it.
+		return
+	}
 	props := actor.PropsFromProducer(func() actor.Actor { return newWorkItem(s.d, s.id, w) }, s.d.props...)
+	if w.Type == messages.WorkProject {
+		props = actor.PropsFromProducer(func() actor.Actor { return newProject(s.d, s.id, w) }, s.d.props...)
+	}
 	s.workers[w.ID] = c.Spawn(props)
 }
 
@@ -278,5 +291,40 @@ func (s *Scope) onWorkItemProgress(m *workItemProgress) {
 	}
 	if m.final {
 		delete(s.workers, m.event.WorkItemID)
+		s.addWorkResult(m)
 	}
+}
+
+// addWorkResult puts a finished work item's result into the scope's
+// context as a tool result with the taint of what the work brought in, so
+// that the proxy can answer questions about it; like any tool result it is
+// masked once it is old (spec 5.7). It is stored in the chronicle so that
+// it survives a reload.
+func (s *Scope) addWorkResult(m *workItemProgress) {
+	if m.result == nil || s.window == nil {
+		return
+	}
+	content := renderResult(m.title, m.result)
+	if m.taint == messages.TaintExternal {
+		content = contextmgr.ScrubInjection(content)
+	}
+	now := s.d.now()
+	it := messages.ContextItem{
+		CtxID: uuid.NewString(), Zone: messages.ZoneChronicle, Content: content,
+		TokenCount: contextmgr.EstimateTokens(content), CreatedAt: now, TurnNumber: s.turnNo,
+		Source: contextmgr.ToolSource(fmt.Sprintf("work_item(%q)", m.result.WorkItemID), m.result.Status != messages.StatusDone),
+		Taint:  m.taint, Kind: messages.KindToolResult, Relevance: 1,
+	}
+	ev := contextmgr.EvictionResult{Evicted: s.window.Add(it)}
+	episodes := ev.Episodes(uuid.NewString, s.id, now)
+	db, log, scope := s.d.DB, s.d.Log, s.id
+	s.d.tasks.Go("store work item result", func(ctx context.Context) {
+		err := db.Chronicle().Append(ctx, scope, it)
+		if err == nil && len(episodes) > 0 {
+			err = db.Memory().Put(ctx, scope, episodes...)
+		}
+		if err != nil {
+			log.Warn().Err(err).Str("scope", scope).Str("work_item", it.Source).Msg("store work item result in the chronicle")
+		}
+	}, nil)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/verify"
-	"github.com/silas-ai/silas/sandbox"
 	"github.com/silas-ai/silas/sandbox/executor"
 )
 
@@ -74,6 +74,19 @@ type attemptDone struct {
 	summary string
 	report  verify.Report
 	err     error
+	// artifacts are the files the attempt's tool calls wrote, from its
+	// ledger; nextSteps the executor's suggestions.
+	artifacts map[string]string
+	nextSteps []string
+	// blocked says which after_step policy gate stopped the work item.
+	blocked string
+}
+
+// attemptLedger carries the ledger entries of one tool step. Sender: an
+// Attempt. Receiver: its WorkItem, which keeps and journals them.
+type attemptLedger struct {
+	attempt int
+	entries []messages.LedgerEntry
 }
 
 // WorkItem runs one approved work item (spec 5.2.1): the approval check
@@ -88,6 +101,14 @@ type attemptDone struct {
 // the third failed attempt, asks for a re-plan that the owner must approve
 // once the attempts or the budget run out, and tells the owner the item is
 // stuck when re-plans run out or are not approved.
+//
+// Every tool call of an attempt is recorded in the work item's ledger
+// (spec 5.2.1 c1), journaled with it; the artifacts reported when the
+// item is done are those of the passing attempt's ledger, never the
+// executor's claims (attempt_tools.go). The work item's gates run on each
+// tool call (on_tool_call) and after it (after_step) in the attempt's tool
+// goroutine. The final status carries a WorkItemResult, which the scope
+// puts into its context as a tool result.
 //
 // Persistence (DESIGN rule 3 and 4): the scope stores the work item with its
 // approval token when it is approved; before each attempt, consult and
@@ -119,6 +140,11 @@ type WorkItem struct {
 	attempt int
 	used    messages.BudgetUsed
 	results []map[string]any
+	// ledger is what the tool calls of every attempt did; artifacts and
+	// nextSteps are those of the attempt that passed.
+	ledger    []messages.LedgerEntry
+	artifacts map[string]string
+	nextSteps []string
 	// checked is set once the approval check passed: from then on the
 	// token's execution is spent when the work item finishes.
 	checked bool
@@ -133,12 +159,18 @@ type WorkItem struct {
 	jq       []journalOp
 	jBusy    bool
 	finished bool
+	// project is set for a task of a project: it runs under the project's
+	// approval (project_task.go), and the files its passing attempt wrote
+	// are kept in keepDir for the project's own checks.
+	project *messages.WorkItem
+	keepDir string
 }
 
 // newWorkItem returns the actor for w, starting from the runtime state w
 // carries (zero for a newly approved item, persisted for a resumed one).
 func newWorkItem(d *shared, scope string, w *messages.WorkItem) *WorkItem {
-	return &WorkItem{d: d, scope: scope, w: w, attempt: w.Attempts, used: w.BudgetUsed, results: slices.Clone(w.VerificationResults)}
+	return &WorkItem{d: d, scope: scope, w: w, attempt: w.Attempts, used: w.BudgetUsed,
+		results: slices.Clone(w.VerificationResults), ledger: slices.Clone(w.Ledger)}
 }
 
 // record writes the actor's runtime state into its work item (so that a
@@ -146,8 +178,10 @@ func newWorkItem(d *shared, scope string, w *messages.WorkItem) *WorkItem {
 func (a *WorkItem) record(st messages.WorkItemStatus) *messages.WorkItem {
 	a.w.Status, a.w.Attempts, a.w.BudgetUsed = st, a.attempt, a.used
 	a.w.VerificationResults = slices.Clone(a.results)
+	a.w.Ledger = slices.Clone(a.ledger)
 	cp := *a.w
 	cp.VerificationResults = slices.Clone(a.results)
+	cp.Ledger = slices.Clone(a.ledger)
 	return &cp
 }
 
@@ -163,6 +197,8 @@ func (a *WorkItem) Receive(c actor.Context) {
 		a.onJournalDone(c, m)
 	case *attemptSpend:
 		a.onAttemptSpend(c, m)
+	case *attemptLedger:
+		a.onAttemptLedger(c, m)
 	case *consultJournaled:
 		a.onConsultJournaled(c, m)
 	case *replanJournaled:
@@ -188,9 +224,17 @@ func (a *WorkItem) onStarted(c actor.Context) {
 	if a.attempt > 0 {
 		a.audit("work_item_resumed", map[string]any{"attempts": a.attempt, "tokens": a.used.Tokens})
 	}
-	self, root, eng, w := c.Self(), a.d.sys.Root, a.d.Approval, a.w
+	self, root, eng, w, project := c.Self(), a.d.sys.Root, a.d.Approval, a.w, a.project
 	reply := func(err error) { root.Send(self, &workItemChecked{err: err}) }
 	if !a.d.tasks.Go("approval check", func(ctx context.Context) {
+		if project != nil {
+			err := checkProjectTask(ctx, eng, project, w)
+			if err != nil && ctx.Err() != nil {
+				err = errShuttingDown
+			}
+			reply(err)
+			return
+		}
 		if w.ApprovalToken == nil {
 			reply(errors.New("the work item carries no approval token"))
 			return
@@ -242,7 +286,7 @@ func (a *WorkItem) nextAttempt(c actor.Context) {
 	n := a.attempt
 	a.audit("execution_started", map[string]any{"attempt": n})
 	a.status(c, string(messages.StatusRunning), "attempt "+fmt.Sprint(n)+" started", false)
-	spec := attemptSpec{scope: a.scope, n: n, before: a.used, failure: a.w.Ladder.LastFailure, guidance: a.w.Ladder.Guidance}
+	spec := attemptSpec{scope: a.scope, n: n, before: a.used, failure: a.w.Ladder.LastFailure, guidance: a.w.Ladder.Guidance, keepDir: a.keepDir}
 	// Journal the attempt before acting: after a crash it counts.
 	a.journal(c, journalOp{snap: a.record(messages.StatusRunning), then: func(err error) any {
 		return &attemptJournaled{spec: spec, err: err}
@@ -300,11 +344,22 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 		a.w.Ladder.LastFailure = m.err.Error()
 		a.audit("attempt_failed", map[string]any{"attempt": m.attempt, "error": m.err.Error()})
 		a.status(c, messages.ProgressVerificationFailed, "attempt "+fmt.Sprint(m.attempt)+" failed: "+m.err.Error(), false)
+	case m.blocked != "":
+		a.w.Ladder.LastFailure = m.blocked
+		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": m.blocked})
+		a.finish(c, messages.StatusBlocked, m.blocked+"; the work item stopped. Change the plan or its gates and propose it again.")
+		return
 	case m.report.Passed:
 		a.results = append(a.results, map[string]any{"attempt": m.attempt, "passed": true})
+		a.artifacts, a.nextSteps = m.artifacts, m.nextSteps
+		names := artifactNames(m.artifacts)
 		a.audit("verification_passed", map[string]any{"attempt": m.attempt, "checks": len(m.report.Results)})
-		a.audit("work_item_done", map[string]any{"attempts": m.attempt, "tokens": a.used.Tokens})
-		a.finish(c, messages.StatusDone, m.summary)
+		a.audit("work_item_done", map[string]any{"attempts": m.attempt, "tokens": a.used.Tokens, "artifacts": names})
+		detail := m.summary
+		if len(names) > 0 {
+			detail += "\nArtifacts: " + strings.Join(names, ", ")
+		}
+		a.finish(c, messages.StatusDone, detail)
 		return
 	default:
 		reasons := failedChecks(m.report)
@@ -337,7 +392,10 @@ func failedChecks(r verify.Report) string {
 func (a *WorkItem) finish(c actor.Context, st messages.WorkItemStatus, detail string) {
 	a.done, a.finished = true, true
 	w := a.record(st)
-	a.status(c, string(st), detail, true)
+	c.Send(c.Parent(), &workItemProgress{final: true, result: a.result(st, detail), taint: a.taint(), title: a.w.Title,
+		event: messages.WorkItemStatusEvent{
+			Type: messages.EventWorkItemStatus, WorkItemID: a.w.ID, Status: string(st), Attempt: a.attempt, Detail: detail,
+		}})
 	op := journalOp{}
 	if a.checked {
 		op.spent = w
@@ -356,34 +414,20 @@ func (a *WorkItem) audit(event string, data map[string]any) {
 	a.d.sys.Root.Send(a.d.audit, &messages.AuditEvent{Time: a.d.now(), Event: event, Scope: a.scope, Data: data})
 }
 
-// runTool executes one tool call in the attempt's instance and returns what
-// the model may see of the result. env.Args is nil when the model's
-// arguments were not a JSON object.
-func runTool(ctx context.Context, execs *executor.Registry, env *messages.ExecutionEnvelope, inst sandbox.Instance) string {
-	if env.Args == nil {
-		b, _ := json.Marshal(map[string]any{"success": false, "error": "arguments are not a JSON object"})
-		return string(b)
-	}
-	res, err := execs.Execute(ctx, env, inst)
-	view := map[string]any{"success": res.Success, "return_value": res.ModelView().ReturnValue, "content": res.ModelView().Content}
-	if err != nil {
-		view["error"] = err.Error()
-	} else if res.Error != nil {
-		view["error"] = *res.Error
-	}
-	b, _ := json.Marshal(view)
-	return string(b)
-}
-
-// executorSummary reads the executor's final ExecutorAgentOutput; content
+// executorOutput reads the executor's final ExecutorAgentOutput; content
 // that does not match the schema is kept as the summary, shortened.
-func executorSummary(content string) string {
+func executorOutput(content string) messages.ExecutorAgentOutput {
 	var o messages.ExecutorAgentOutput
 	if err := json.Unmarshal([]byte(content), &o); err == nil && o.Validate() == nil {
-		return o.Summary
+		return o
 	}
 	if len(content) > 500 {
 		content = content[:500] + "..."
 	}
-	return content
+	return messages.ExecutorAgentOutput{Summary: content}
+}
+
+// artifactNames lists the artifacts by their path in the work dir, sorted.
+func artifactNames(artifacts map[string]string) []string {
+	return slices.Sorted(maps.Keys(artifacts))
 }

@@ -119,11 +119,27 @@ func (a *WorkItem) onAttemptSpend(c actor.Context, m *attemptSpend) {
 		return
 	}
 	a.spend = m.used
+	a.journalProgress(c)
+}
+
+// onAttemptLedger keeps the running attempt's ledger entries and journals
+// them, so that a resumed work item still knows what its tool calls did.
+func (a *WorkItem) onAttemptLedger(c actor.Context, m *attemptLedger) {
+	if a.done || m.attempt != a.attempt {
+		return
+	}
+	a.ledger = append(a.ledger, m.entries...)
+	a.journalProgress(c)
+}
+
+// journalProgress journals the running state: the budget with the running
+// attempt's spend, and the ledger.
+func (a *WorkItem) journalProgress(c actor.Context) {
 	snap := a.record(messages.StatusRunning)
-	snap.BudgetUsed.Tokens += m.used.Tokens
-	snap.BudgetUsed.CostUSD += m.used.CostUSD
-	snap.BudgetUsed.WallTimeSeconds += m.used.WallTimeSeconds
-	snap.BudgetUsed.ExecutorRuns += m.used.ExecutorRuns
+	snap.BudgetUsed.Tokens += a.spend.Tokens
+	snap.BudgetUsed.CostUSD += a.spend.CostUSD
+	snap.BudgetUsed.WallTimeSeconds += a.spend.WallTimeSeconds
+	snap.BudgetUsed.ExecutorRuns += a.spend.ExecutorRuns
 	a.journal(c, journalOp{snap: snap, progress: true})
 }
 

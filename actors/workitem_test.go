@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,6 +46,12 @@ type execHarness struct {
 	planner func(req *llm.Request) (*llm.Response, error)
 	// usage is what every executor model call reports it consumed.
 	usage llm.Usage
+	// exec, when set, answers the executor's model calls instead of the
+	// hello.txt script.
+	exec func(req *llm.Request) *llm.Response
+	// briefings are the briefings of the executor's model calls.
+	briefMu   sync.Mutex
+	briefings []string
 }
 
 // newExecHarness starts the system; opts may replace its dependencies.
@@ -68,8 +75,14 @@ func newExecHarness(t *testing.T, opts ...func(*Deps)) *execHarness {
 			return &llm.Response{}, nil
 		}
 		h.execCalls.Add(1)
+		h.briefMu.Lock()
+		h.briefings = append(h.briefings, req.Messages[1].Content)
+		h.briefMu.Unlock()
 		if h.onExec != nil {
 			h.onExec()
+		}
+		if h.exec != nil {
+			return h.exec(req), nil
 		}
 		if n := len(req.Messages); req.Messages[n-1].Role == llm.RoleTool {
 			return &llm.Response{Content: `{"summary":"wrote hello.txt","artifact_refs":[],"next_steps":[]}`, Usage: h.usage}, nil

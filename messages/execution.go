@@ -288,3 +288,16 @@ func (o *ExecutorAgentOutput) Validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// LedgerEntry is one tool call of a work item's attempt as it actually ran
+// (spec 5.2.1 step c1): the authoritative record of what happened, from
+// which the attempt's artifacts are taken. Result.Metadata is kept for the
+// application and never shown to a model.
+type LedgerEntry struct {
+	Attempt int    `json:"attempt"`
+	Tool    string `json:"tool"`
+	// Blocked names the policy gate that kept the call from running; empty
+	// when it ran.
+	Blocked string          `json:"blocked,omitempty"`
+	Result  ExecutionResult `json:"result"`
+}

@@ -512,6 +512,12 @@ type WorkItem struct {
 	// Ladder is the work item's place on the escalation ladder, kept so
 	// that it survives a crash.
 	Ladder LadderState `json:"ladder,omitzero"`
+	// Ledger is what the tool calls of every attempt actually did (spec
+	// 5.2.1 step c1), kept so that a resumed work item still knows it.
+	Ledger []LedgerEntry `json:"ledger,omitempty"`
+	// TaskStatus is the final status of each finished task of a project
+	// (spec 5.2.2), kept so that a resumed project skips them.
+	TaskStatus map[string]WorkItemStatus `json:"task_status,omitempty"`
 }
 
 // Stages of the escalation ladder (spec 19.5.3) a work item can wait in.

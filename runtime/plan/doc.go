@@ -28,6 +28,10 @@
 // Absent fields take the spec's defaults; the result passes
 // WorkItem.Validate and has a computable plan hash.
 //
+// A project (type project) holds the plans of its child tasks in ```plan
+// blocks of its briefing, so that its plan hash covers them; Parse checks
+// them and Tasks returns them in dependency order (see project.go).
+//
 // ParseGoal reads a scheduled goal (silas.active_goal) and FixTask builds
 // the fix task a goal spawns when its checks fail (spec 5.2.3), the task a
 // goal's standing approval token authorizes.

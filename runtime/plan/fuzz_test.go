@@ -12,7 +12,7 @@ import (
 // FuzzParse checks that Parse never panics, and that whatever it accepts is
 // valid, hashable, and hashes the same after a JSON round trip.
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"task.md", "goal.md"} {
+	for _, name := range []string{"task.md", "goal.md", "project.md"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

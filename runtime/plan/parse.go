@@ -30,6 +30,8 @@ func runtimeManaged() map[string]string {
 		"verification_results": managed,
 		"created_at":           managed,
 		"ladder":               managed,
+		"ledger":               managed,
+		"task_status":          managed,
 		"body":                 "the briefing is the markdown after the front matter; remove the key",
 	}
 }
@@ -82,6 +84,14 @@ func ParseWithParent(markdown string, parent *messages.WorkItem) (*messages.Work
 	}
 	if _, err := messages.WorkItemPlanHash(w); err != nil {
 		return nil, &Error{Line: start, Err: err}
+	}
+	if w.Type == messages.WorkProject {
+		if _, err := Tasks(w); err != nil {
+			if pe := (*Error)(nil); errors.As(err, &pe) && pe.Line == 0 {
+				pe.Line = d.lines[strings.SplitN(pe.Field, "[", 2)[0]]
+			}
+			return nil, err
+		}
 	}
 	return w, nil
 }

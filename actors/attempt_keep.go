@@ -1,0 +1,76 @@
+package actors
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// keepArtifacts copies the artifacts (paths relative to workDir) into
+// keep, at the same relative paths, before the attempt's sandbox is
+// destroyed. Both sides are opened as os.Root, so a symbolic link the
+// sandboxed code left behind cannot make the copy read or write outside
+// them; only regular files are copied.
+func keepArtifacts(workDir, keep string, artifacts map[string]string) error {
+	if len(artifacts) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(keep, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", keep, err)
+	}
+	src, err := os.OpenRoot(workDir)
+	if err != nil {
+		return fmt.Errorf("open the work dir: %w", err)
+	}
+	defer src.Close()
+	dst, err := os.OpenRoot(keep)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", keep, err)
+	}
+	defer dst.Close()
+	rels := make([]string, 0, len(artifacts))
+	for rel := range artifacts {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		if err := copyIn(src, dst, rel); err != nil {
+			return fmt.Errorf("copy %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+func copyIn(src, dst *os.Root, rel string) error {
+	info, err := src.Lstat(rel)
+	if os.IsNotExist(err) {
+		return nil // written, then removed by a later call: nothing to keep
+	}
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return nil
+	}
+	in, err := src.Open(rel)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := dst.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	out, err := dst.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,400 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/plan"
+	"github.com/silas-ai/silas/runtime/verify"
+)
+
+// Project runs an approved project (spec 5.2.2): its tasks one at a time in
+// dependency order, each as a WorkItem child actor under the project's
+// approval (checkProjectTask), then the project's own checks on the files
+// its tasks produced.
+//
+// States: checking -> (task -> journaling)* -> verifying -> finished. A
+// task that does not end done stops the project: the tasks after it do not
+// run (each is reported as not run) and the project fails with the task's
+// details. A task's statuses and result go to the scope as they come, so
+// the owner follows every task; the project reports its own around them.
+//
+// Persistence: the scope stored the project with its token when it was
+// approved. The project records the final status of each finished task in
+// its TaskStatus before it starts the next one, and each task journals
+// itself like any work item; a finished project records its token's
+// execution as spent, then leaves the store. A resumed project skips the
+// tasks that are done and resumes the one that was running from its stored
+// state.
+//
+// Supervision: the default strategy restarts a task that panics; a
+// WorkItem resumes from the state it last recorded.
+type Project struct {
+	d     *shared
+	scope string
+	w     *messages.WorkItem
+	tasks []*messages.WorkItem // dependency order
+	// stored are the tasks' persisted states (a resumed project), by id.
+	stored  map[string]*messages.WorkItem
+	current *messages.WorkItem // the running task
+	child   *actor.PID
+	used    messages.BudgetUsed
+	results []string            // one line per finished task, for the final detail
+	kept    map[string]string   // artifacts of the tasks, by path in dir
+	taint   messages.TaintLevel // weakest of the tasks'
+	dir     string              // the tasks' kept artifacts, for the project's checks
+	checked bool
+	done    bool
+}
+
+// projectChecked carries the project's approval check and its tasks'
+// stored states. Sender: a Project IO goroutine. Receiver: the Project.
+type projectChecked struct {
+	stored []*messages.WorkItem
+	err    error
+}
+
+// projectJournaled says the project's state was written. Sender: a
+// Project IO goroutine. Receiver: the Project.
+type projectJournaled struct {
+	final bool
+	err   error
+}
+
+// projectVerified carries the project's own checks. Sender: a Project IO
+// goroutine. Receiver: the Project.
+type projectVerified struct {
+	report verify.Report
+	err    error
+}
+
+func newProject(d *shared, scope string, w *messages.WorkItem) *Project {
+	return &Project{d: d, scope: scope, w: w, used: w.BudgetUsed, kept: map[string]string{},
+		taint: messages.TaintOwner, dir: d.Config.DataPath("projects", scope, w.ID)}
+}
+
+// Receive handles the project's lifecycle messages.
+func (p *Project) Receive(c actor.Context) {
+	switch m := c.Message().(type) {
+	case *actor.Started:
+		p.onStarted(c)
+	case *projectChecked:
+		p.onChecked(c, m)
+	case *workItemProgress:
+		p.onTaskProgress(c, m)
+	case *projectJournaled:
+		p.onJournaled(c, m)
+	case *projectVerified:
+		p.onVerified(c, m)
+	case *ownerWork:
+		// A task's re-plan would change what the owner approved with the
+		// project: the task stays stuck, and so the project fails.
+		c.Send(c.Sender(), &ownerVerdict{workID: m.work.ID, reason: "a task of a project is not re-planned on its own; ask for a new plan of the whole project"})
+	}
+}
+
+// io runs fn in a tracked goroutine and sends its result to the project.
+func (p *Project) io(c actor.Context, name string, fn func(ctx context.Context) any, failed func(error) any) {
+	self, root := c.Self(), p.d.sys.Root
+	if !p.d.tasks.Go(name, func(ctx context.Context) { root.Send(self, fn(ctx)) },
+		func(err error) { root.Send(self, failed(err)) }) {
+		root.Send(self, failed(errShuttingDown))
+	}
+}
+
+func (p *Project) onStarted(c actor.Context) {
+	eng, db, scope, w := p.d.Approval, p.d.DB, p.scope, p.w
+	p.io(c, "project approval check", func(ctx context.Context) any {
+		if w.ApprovalToken == nil {
+			return &projectChecked{err: errors.New("the project carries no approval token")}
+		}
+		if err := eng.Check(ctx, w.ApprovalToken, w); err != nil {
+			if ctx.Err() != nil {
+				err = errShuttingDown
+			}
+			return &projectChecked{err: err}
+		}
+		all, err := db.WorkItems().List(ctx, scope)
+		if err != nil {
+			return &projectChecked{err: fmt.Errorf("load the project's tasks: %w", err)}
+		}
+		var mine []*messages.WorkItem
+		for _, t := range all {
+			if t.Parent != nil && *t.Parent == w.ID && t.ApprovalToken == nil {
+				mine = append(mine, t)
+			}
+		}
+		return &projectChecked{stored: mine}
+	}, func(err error) any { return &projectChecked{err: err} })
+}
+
+func (p *Project) onChecked(c actor.Context, m *projectChecked) {
+	if errors.Is(m.err, errShuttingDown) {
+		p.done = true // the stored project resumes on the next start
+		c.Stop(c.Self())
+		return
+	}
+	if m.err != nil {
+		p.audit("execution_blocked_no_approval", map[string]any{"reason": m.err.Error()})
+		p.finish(c, messages.StatusBlocked, "execution blocked: the approval of this project could not be verified ("+m.err.Error()+"); propose the project again to approve it")
+		return
+	}
+	p.checked = true
+	tasks, err := plan.Tasks(p.w)
+	if err != nil {
+		p.finish(c, messages.StatusBlocked, "the project's tasks cannot be read: "+err.Error())
+		return
+	}
+	p.tasks = tasks
+	p.stored = make(map[string]*messages.WorkItem, len(m.stored))
+	for _, t := range m.stored {
+		p.stored[t.ID] = t
+	}
+	if p.w.TaskStatus == nil {
+		p.w.TaskStatus = map[string]messages.WorkItemStatus{}
+	}
+	p.audit("project_started", map[string]any{"tasks": len(tasks)})
+	p.status(c, messages.StatusRunning, fmt.Sprintf("project started: %d tasks (%s)", len(tasks), strings.Join(taskIDs(tasks), ", ")))
+	p.nextTask(c)
+}
+
+// nextTask starts the first task not yet done, after checking that what
+// it depends on is done (spec 5.2.2 step 3), or verifies the project when
+// every task is done.
+func (p *Project) nextTask(c actor.Context) {
+	for _, t := range p.tasks {
+		if p.w.TaskStatus[t.ID] == messages.StatusDone {
+			continue
+		}
+		for _, dep := range t.DependsOn {
+			if st := p.w.TaskStatus[dep]; st != messages.StatusDone {
+				p.stopAt(c, t.ID, messages.StatusBlocked, fmt.Sprintf("task %s depends on %s, which is %s", t.ID, dep, orState(st)))
+				return
+			}
+		}
+		w := p.stored[t.ID]
+		if w == nil {
+			cp := *t
+			w = &cp
+		}
+		p.current = w
+		project, d, scope, keep := p.w, p.d, p.scope, p.dir
+		p.audit("project_task_started", map[string]any{"task": t.ID})
+		p.child = c.Spawn(actor.PropsFromProducer(func() actor.Actor {
+			a := newWorkItem(d, scope, w)
+			a.project, a.keepDir = project, keep
+			return a
+		}, p.d.props...))
+		return
+	}
+	p.verify(c)
+}
+
+func orState(st messages.WorkItemStatus) string {
+	if st == "" {
+		return "not done"
+	}
+	return string(st)
+}
+
+// onTaskProgress passes a task's status on to the scope, and on its final
+// status records the task's outcome before going on.
+func (p *Project) onTaskProgress(c actor.Context, m *workItemProgress) {
+	c.Send(c.Parent(), m)
+	if !m.final || p.done || p.current == nil || m.event.WorkItemID != p.current.ID {
+		return
+	}
+	id := p.current.ID
+	p.current, p.child = nil, nil
+	st := messages.WorkItemStatus(m.event.Status)
+	p.w.TaskStatus[id] = st
+	if r := m.result; r != nil {
+		p.used.Merge(r.BudgetUsed)
+		maps.Copy(p.kept, r.Artifacts)
+	}
+	p.taint = messages.Weakest(p.taint, m.taint)
+	p.results = append(p.results, fmt.Sprintf("%s: %s", id, st))
+	p.audit("project_task_finished", map[string]any{"task": id, "status": string(st)})
+	if st != messages.StatusDone {
+		p.stopAt(c, id, messages.StatusFailed, fmt.Sprintf("task %s ended %s: %s", id, st, m.event.Detail))
+		return
+	}
+	p.journal(c, false)
+}
+
+// stopAt ends the project at task id (spec 5.2.2 step 4): the tasks that
+// have not run are reported as not run, and the project ends with st.
+func (p *Project) stopAt(c actor.Context, id string, st messages.WorkItemStatus, why string) {
+	var skipped []string
+	for _, t := range p.tasks {
+		if t.ID == id || p.w.TaskStatus[t.ID] != "" {
+			continue
+		}
+		skipped = append(skipped, t.ID)
+		reason := "not run: project " + p.w.ID + " stopped after task " + id + " did not finish"
+		if dependsOn(t, id) {
+			reason = "not run: it depends on task " + id + ", which did not finish"
+		}
+		c.Send(c.Parent(), &workItemProgress{event: messages.WorkItemStatusEvent{
+			Type: messages.EventWorkItemStatus, WorkItemID: t.ID, Status: string(messages.StatusBlocked), Detail: reason,
+		}})
+	}
+	if len(skipped) > 0 {
+		why += "; not run: " + strings.Join(skipped, ", ")
+	}
+	p.audit("project_failed", map[string]any{"task": id, "not_run": orNone(skipped)})
+	p.finish(c, st, why)
+}
+
+func dependsOn(t *messages.WorkItem, id string) bool {
+	for _, d := range t.DependsOn {
+		if d == id {
+			return true
+		}
+	}
+	return false
+}
+
+// journal writes the project's state: after each finished task (then the
+// next task starts), or, final, records the token's execution as spent and
+// deletes the project (then the actor stops).
+func (p *Project) journal(c actor.Context, final bool) {
+	snap := *p.w
+	snap.BudgetUsed, snap.Status = p.used, messages.StatusRunning
+	snap.TaskStatus = maps.Clone(p.w.TaskStatus)
+	db, eng, scope, dir, checked := p.d.DB, p.d.Approval, p.scope, p.dir, p.checked
+	p.io(c, "journal project", func(ctx context.Context) any {
+		var err error
+		switch {
+		case !final:
+			err = db.WorkItems().Put(ctx, scope, &snap)
+		default:
+			if checked && snap.ApprovalToken != nil {
+				err = eng.Complete(ctx, snap.ApprovalToken, &snap)
+			}
+			if err == nil {
+				err = db.WorkItems().Delete(ctx, scope, snap.ID)
+			}
+			// A task stopped with the project must not linger in the store.
+			for _, id := range snap.Tasks {
+				if err == nil {
+					err = db.WorkItems().Delete(ctx, scope, id)
+				}
+			}
+			if rmErr := os.RemoveAll(dir); err == nil && rmErr != nil {
+				err = fmt.Errorf("remove the project's artifacts: %w", rmErr)
+			}
+		}
+		if err != nil && ctx.Err() != nil {
+			err = errShuttingDown
+		}
+		return &projectJournaled{final: final, err: err}
+	}, func(err error) any { return &projectJournaled{final: final, err: err} })
+}
+
+func (p *Project) onJournaled(c actor.Context, m *projectJournaled) {
+	if m.final {
+		if m.err != nil {
+			p.d.Log.Error().Err(m.err).Str("scope", p.scope).Str("project", p.w.ID).Msg("finish project")
+		}
+		c.Stop(c.Self())
+		return
+	}
+	if errors.Is(m.err, errShuttingDown) {
+		p.done = true // the stored project resumes on the next start
+		c.Stop(c.Self())
+		return
+	}
+	if m.err != nil {
+		// Without the record a restart would run the task again: stop.
+		p.finish(c, messages.StatusFailed, "the project's progress could not be stored: "+m.err.Error())
+		return
+	}
+	p.nextTask(c)
+}
+
+// verify runs the project's own checks on the files its tasks produced
+// (spec 5.2.2 step 5).
+func (p *Project) verify(c actor.Context) {
+	if len(p.w.Verify) == 0 {
+		p.onVerified(c, &projectVerified{report: verify.Report{Passed: true}})
+		return
+	}
+	runner, checks, dir := p.d.Verifier, p.w.Verify, p.dir
+	p.io(c, "project verification", func(ctx context.Context) any {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return &projectVerified{err: err}
+		}
+		rep, err := runner.Run(ctx, checks, dir)
+		if err != nil && ctx.Err() != nil {
+			err = errShuttingDown
+		}
+		return &projectVerified{report: rep, err: err}
+	}, func(err error) any { return &projectVerified{err: err} })
+}
+
+func (p *Project) onVerified(c actor.Context, m *projectVerified) {
+	if p.done {
+		return
+	}
+	summary := "tasks: " + strings.Join(p.results, ", ")
+	switch {
+	case errors.Is(m.err, errShuttingDown):
+		p.done = true
+		c.Stop(c.Self())
+	case m.err != nil:
+		p.audit("project_failed", map[string]any{"error": m.err.Error()})
+		p.finish(c, messages.StatusFailed, "the project's checks could not run: "+m.err.Error()+"; "+summary)
+	case !m.report.Passed:
+		reasons := failedChecks(m.report)
+		p.audit("project_verification_failed", map[string]any{"failed": reasons})
+		p.finish(c, messages.StatusFailed, "every task is done, but the project's checks failed: "+reasons+"; "+summary)
+	default:
+		p.audit("project_done", map[string]any{"tasks": len(p.tasks), "tokens": p.used.Tokens})
+		p.finish(c, messages.StatusDone, "project done; "+summary)
+	}
+}
+
+// finish reports the project's final status and result, and journals its
+// end.
+func (p *Project) finish(c actor.Context, st messages.WorkItemStatus, detail string) {
+	if p.done {
+		return
+	}
+	p.done = true
+	if p.child != nil {
+		c.Stop(p.child)
+		p.child = nil
+	}
+	r := &messages.WorkItemResult{WorkItemID: p.w.ID, Status: st, Summary: detail, VerificationResults: []map[string]any{},
+		BudgetUsed: p.used, Artifacts: p.kept, NextSteps: []string{}}
+	c.Send(c.Parent(), &workItemProgress{final: true, result: r, taint: p.taint, title: p.w.Title,
+		event: messages.WorkItemStatusEvent{Type: messages.EventWorkItemStatus, WorkItemID: p.w.ID, Status: string(st), Detail: detail}})
+	p.journal(c, true)
+}
+
+func (p *Project) status(c actor.Context, st messages.WorkItemStatus, detail string) {
+	c.Send(c.Parent(), &workItemProgress{event: messages.WorkItemStatusEvent{
+		Type: messages.EventWorkItemStatus, WorkItemID: p.w.ID, Status: string(st), Detail: detail,
+	}})
+}
+
+func (p *Project) audit(event string, data map[string]any) {
+	data["work_item_id"] = p.w.ID
+	p.d.sys.Root.Send(p.d.audit, &messages.AuditEvent{Time: p.d.now(), Event: event, Scope: p.scope, Data: data})
+}
+
+func taskIDs(ts []*messages.WorkItem) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.ID
+	}
+	return out
+}
