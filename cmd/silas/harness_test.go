@@ -170,11 +170,17 @@ func (c *client) sendRaw(b []byte) {
 	}
 }
 
-// next returns the next event of type typ, failing after 10 s; events of
-// other types (acks, session) are skipped.
+// waitLimit bounds every wait of a test for the daemon. It only decides
+// how long a broken test takes to fail: passing tests wait on events, and
+// the race detector on a loaded two-core CI machine can make a healthy wait
+// take several seconds.
+const waitLimit = 30 * time.Second
+
+// next returns the next event of type typ, failing after waitLimit; events
+// of other types (acks, session) are skipped.
 func (c *client) next(typ string) event {
 	c.t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitLimit)
 	for {
 		select {
 		case ev := <-c.events:
@@ -197,7 +203,7 @@ func (c *client) next(typ string) event {
 			}
 			c.t.Fatalf("connection closed while waiting for %q: %v", typ, c.closeError())
 		case <-deadline:
-			c.t.Fatalf("no %q event within 10s", typ)
+			c.t.Fatalf("no %q event within %s", typ, waitLimit)
 		}
 	}
 }
@@ -215,8 +221,8 @@ func (c *client) closed() int {
 				return ce.Code
 			}
 			return 0
-		case <-time.After(10 * time.Second):
-			c.t.Fatal("connection not closed within 10s")
+		case <-time.After(waitLimit):
+			c.t.Fatalf("connection not closed within %s", waitLimit)
 		}
 	}
 }
@@ -316,8 +322,8 @@ func (c *client) nextAny() event {
 		default:
 		}
 		c.t.Fatalf("connection closed: %v", c.closeError())
-	case <-time.After(10 * time.Second):
-		c.t.Fatal("no event within 10s")
+	case <-time.After(waitLimit):
+		c.t.Fatalf("no event within %s", waitLimit)
 	}
 	return nil
 }
