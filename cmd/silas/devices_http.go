@@ -298,8 +298,10 @@ func (p *pwaAPI) revokeDevice(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, fasthttp.StatusOK, deviceResponse{Device: viewDevice(d)})
 }
 
-// ownerOrDevice accepts a signature by the owner key (and the keystore's
-// devices, via keys.Manager) or by an active owner device.
+// ownerOrDevice accepts a chat message signature by the owner key or by an
+// active owner device: the registry is the only place device keys are
+// trusted. Approval tokens are verified with the owner key alone (see
+// runtime/approval).
 func ownerOrDevice(owner func(msg, sig []byte) (string, bool), reg *deviceRegistry) func(msg, sig []byte) (string, bool) {
 	return func(msg, sig []byte) (string, bool) {
 		if id, ok := owner(msg, sig); ok {

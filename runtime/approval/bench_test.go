@@ -15,7 +15,7 @@ import (
 // two nonce-store writes (in memory here).
 func BenchmarkIssueAndVerify(b *testing.B) {
 	clk := newClock()
-	m, err := keys.Open(keys.NewMemoryKeystore(), keys.WithClock(clk.now))
+	m, err := keys.Open(keys.NewMemoryKeystore())
 	if err != nil {
 		b.Fatal(err)
 	}

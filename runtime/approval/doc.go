@@ -13,6 +13,16 @@
 // passed (ExecutionsUsed, ExecutionNonces) and the caller persists the work
 // item carrying it.
 //
+// # Signing key
+//
+// Tokens are signed and verified with the owner key only. Spec 5.11 has the
+// daemon mint a token after the owner approves (IssueToken signs it with
+// the owner key, step 7), and no client ever sends a token of its own, so
+// there is nothing a device key would need to sign. Owner device keys
+// (runtime/devices) vouch for chat messages alone (owner taint, spec 5.12);
+// accepting them here would let one stolen browser key mint executable
+// approvals. Revoking a device therefore never invalidates a token.
+//
 // # Binding
 //
 // A token signs messages.TokenSignedBytes, which includes the plan hash of

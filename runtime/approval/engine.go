@@ -11,13 +11,13 @@ import (
 )
 
 // Signer signs and verifies approval tokens with the owner's Ed25519 key.
-// *keys.Manager satisfies it: Sign uses the owner key, and
-// VerifyOwnerSignature accepts the owner key and enrolled devices.
+// *keys.Manager satisfies it: both methods use the owner key alone (see
+// "Signing key" in the package documentation).
 type Signer interface {
 	// Sign returns the Ed25519 signature of msg by the owner key.
 	Sign(msg []byte) ([]byte, error)
 	// VerifyOwnerSignature reports whether sig is a valid signature of msg by
-	// the owner (or an enrolled device), and which key made it.
+	// the owner key, and which key made it.
 	VerifyOwnerSignature(msg, sig []byte) (keyID string, ok bool)
 }
 

@@ -21,9 +21,10 @@ var (
 	ErrInvalidToken = errors.New("approval: malformed approval token")
 
 	// ErrBadSignature means the signature does not verify under the owner
-	// key or an enrolled device: the token was forged or altered after
-	// signing. Audit "execution_blocked_no_approval", block the work item,
-	// and treat it as a security event.
+	// key, the only key tokens are signed with: the token was forged, signed
+	// by another key (an owner device's included) or altered after signing.
+	// Audit "execution_blocked_no_approval", block the work item, and treat
+	// it as a security event.
 	ErrBadSignature = errors.New("approval: token signature does not verify")
 
 	// ErrDeclined means the decision or the token declines the work. Issue

@@ -46,8 +46,7 @@ func TestTokenGoldenVectors(t *testing.T) {
 	if got := hex.EncodeToString(priv.Public().(ed25519.PublicKey)); got != tv.PublicKeyHex {
 		t.Fatalf("public key %s, want %s", got, tv.PublicKeyHex)
 	}
-	clk := newClock()
-	manager := newManager(t, tv.SeedHex, clk.now)
+	manager := newManager(t, tv.SeedHex)
 
 	for _, v := range tv.Vectors {
 		t.Run(v.Name, func(t *testing.T) {

@@ -34,13 +34,13 @@ func decision(v messages.ApprovalVerdict) messages.ApprovalDecision {
 }
 
 // newManager returns a key manager whose owner key has the given hex seed.
-func newManager(t *testing.T, seedHex string, now func() time.Time) *keys.Manager {
+func newManager(t *testing.T, seedHex string) *keys.Manager {
 	t.Helper()
 	seed, err := hex.DecodeString(seedHex)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := keys.Open(keys.NewMemoryKeystore(), keys.WithClock(now), keys.WithRandom(bytes.NewReader(seed)))
+	m, err := keys.Open(keys.NewMemoryKeystore(), keys.WithRandom(bytes.NewReader(seed)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{clock: newClock()}
-	f.keys = newManager(t, goldenSeed, f.clock.now)
+	f.keys = newManager(t, goldenSeed)
 	f.nonces = approval.NewMemoryNonces(f.clock.now)
 	e, err := approval.New(f.keys, f.nonces, f.clock.now, approval.DefaultConfig())
 	if err != nil {

@@ -70,7 +70,7 @@ func TestWithBadgerNonceStore(t *testing.T) {
 	// persistence reads the wall clock for nonce expiry; the engine's clock
 	// must agree with it here.
 	now := func() time.Time { return time.Now() }
-	e, err := approval.New(newManager(t, goldenSeed, now), db.Nonces(), now, approval.DefaultConfig())
+	e, err := approval.New(newManager(t, goldenSeed), db.Nonces(), now, approval.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

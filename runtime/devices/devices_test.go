@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,8 +18,8 @@ func TestCodeRoundTripAndLookalikes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(code) != 11 || code[5] != '-' {
-		t.Fatalf("code %q is not XXXXX-XXXXX", code)
+	if !regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$`).MatchString(code) {
+		t.Fatalf("code %q is not XXXXX-XXXXX in Crockford base32", code)
 	}
 	want, err := HashCode(code)
 	if err != nil {
@@ -27,6 +28,11 @@ func TestCodeRoundTripAndLookalikes(t *testing.T) {
 	// Retyped: lower case, no dash, spaces, O for 0 and l for 1.
 	typed := strings.ToLower(strings.ReplaceAll(code, "-", " "))
 	typed = strings.NewReplacer("0", "o", "1", "l").Replace(typed)
+	if got, err := HashCode(typed); err != nil || got != want {
+		t.Fatalf("retyped %q does not hash like %q: %v", typed, code, err)
+	}
+	// Upper-case look-alikes and a tab: O for 0, I and L for 1.
+	typed = "\t" + strings.NewReplacer("0", "O", "1", "I").Replace(code)
 	if got, err := HashCode(typed); err != nil || got != want {
 		t.Fatalf("retyped %q does not hash like %q: %v", typed, code, err)
 	}

@@ -26,37 +26,6 @@ var (
 	// ErrNoOwnerKey means no owner key exists yet; the user runs `silas init`.
 	ErrNoOwnerKey = errors.New("keys: no owner key (run `silas init`)")
 
-	// ErrInvalidPublicKey means a device public key is not a 32-byte Ed25519
-	// key. The client sends the raw 32-byte key.
-	ErrInvalidPublicKey = errors.New("keys: invalid Ed25519 public key")
-
-	// ErrInvalidDeviceName means a device name is empty, too long or not
-	// printable. The user picks another name.
-	ErrInvalidDeviceName = errors.New("keys: invalid device name")
-
-	// ErrDeviceExists means the key is already enrolled (or is the owner key).
-	// The caller looks it up with Devices instead of enrolling it again.
-	ErrDeviceExists = errors.New("keys: device already enrolled")
-
-	// ErrDeviceRevoked means the key was enrolled once and revoked; a
-	// revoked key is never re-enabled. The device generates a new key pair.
-	ErrDeviceRevoked = errors.New("keys: device key was revoked")
-
-	// ErrUnknownDevice means no device has the given ID. The caller lists
-	// Devices and retries with an existing ID.
-	ErrUnknownDevice = errors.New("keys: unknown device")
-
-	// ErrInvalidTTL means an enrolment code lifetime is not in (0, 24h].
-	ErrInvalidTTL = errors.New("keys: enrolment code lifetime must be between 0 and 24h")
-
-	// ErrInvalidCode means an enrolment code is malformed, unknown or already
-	// used. The user asks for a new code (`silas device add`).
-	ErrInvalidCode = errors.New("keys: invalid or already used enrolment code")
-
-	// ErrCodeExpired means the enrolment code's lifetime has passed. The user
-	// asks for a new code.
-	ErrCodeExpired = errors.New("keys: enrolment code expired")
-
 	// ErrInvalidMessage means a message's signed fields are malformed: the
 	// timestamp is not RFC 3339 with a zone, the nonce is empty or too long,
 	// or the text is not valid UTF-8. The message cannot carry a valid

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"testing"
-	"time"
 )
 
 // seed32 returns a deterministic 32-byte seed starting at b.
@@ -16,23 +15,14 @@ func seed32(b byte) []byte {
 	return s
 }
 
-// devicePub returns a deterministic device key pair.
-func devicePub(b byte) (ed25519.PublicKey, ed25519.PrivateKey) {
-	priv := ed25519.NewKeyFromSeed(seed32(b))
-	return priv.Public().(ed25519.PublicKey), priv
-}
+// otherKey returns a deterministic key pair that is not the owner's.
+func otherKey(b byte) ed25519.PrivateKey { return ed25519.NewKeyFromSeed(seed32(b)) }
 
-// clock is a settable test clock.
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { return c.t }
-
-// openManager opens a Manager on ks whose owner seed is seed32(0) and whose
-// code randomness is deterministic.
-func openManager(t *testing.T, ks Keystore, c *clock) *Manager {
+// openManager opens a Manager on ks whose owner seed, once EnsureOwnerKey
+// runs, is seed32(0).
+func openManager(t *testing.T, ks Keystore) *Manager {
 	t.Helper()
-	rnd := bytes.NewReader(append(seed32(0), bytes.Repeat([]byte{0x5a, 0x13, 0xc7, 0x88}, 64)...))
-	m, err := Open(ks, WithClock(c.now), WithRandom(rnd))
+	m, err := Open(ks, WithRandom(bytes.NewReader(seed32(0))))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

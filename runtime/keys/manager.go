@@ -7,64 +7,39 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 )
 
-// Manager holds the owner key and the enrolled devices. It is safe for
-// concurrent use. Every change is written through to the Keystore before
-// it takes effect; changes re-read the stored state first, so that a second
-// process (the `silas` CLI next to `silas serve`) does not lose the other's
-// enrolments, though two processes changing devices at the same instant can
-// still race.
+// Manager holds the owner key. It is safe for concurrent use. The key is
+// written to the Keystore before it takes effect and is never replaced
+// once stored.
 type Manager struct {
 	ks   Keystore
-	now  func() time.Time
 	rand io.Reader
 
-	mu      sync.RWMutex
-	owner   ed25519.PrivateKey // nil until EnsureOwnerKey
-	devices []Device
+	mu    sync.RWMutex
+	owner ed25519.PrivateKey // nil until EnsureOwnerKey
 }
 
 // Option configures a Manager.
 type Option func(*Manager)
 
-// WithClock sets the clock used for enrolment times and code expiry
-// (default time.Now).
-func WithClock(now func() time.Time) Option { return func(m *Manager) { m.now = now } }
-
-// WithRandom sets the source of key seeds and enrolment codes (default
+// WithRandom sets the source of the owner key seed (default
 // crypto/rand.Reader). Only tests pass anything else.
 func WithRandom(r io.Reader) Option { return func(m *Manager) { m.rand = r } }
 
-// Open loads the owner key (if one exists) and the device list from ks.
-// A missing owner key is not an error: EnsureOwnerKey creates it.
+// Open loads the owner key from ks if one exists. A missing owner key is
+// not an error: EnsureOwnerKey creates it.
 func Open(ks Keystore, opts ...Option) (*Manager, error) {
-	m := &Manager{ks: ks, now: time.Now, rand: rand.Reader}
+	m := &Manager{ks: ks, rand: rand.Reader}
 	for _, o := range opts {
 		o(m)
 	}
-	if err := m.Reload(); err != nil {
+	owner, err := loadOwner(ks)
+	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, err
 	}
+	m.owner = owner
 	return m, nil
-}
-
-// Reload re-reads the owner key and the device list from the keystore, to
-// pick up changes made by another process.
-func (m *Manager) Reload() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	owner, err := loadOwner(m.ks)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	devices, err := loadDevices(m.ks)
-	if err != nil {
-		return err
-	}
-	m.owner, m.devices = owner, devices
-	return nil
 }
 
 // EnsureOwnerKey generates and stores the owner's Ed25519 key pair if none

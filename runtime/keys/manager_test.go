@@ -2,7 +2,9 @@ package keys
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"errors"
+	"sync"
 	"testing"
 )
 
@@ -87,16 +89,23 @@ func TestCorruptOwnerKeyIsNeverOverwritten(t *testing.T) {
 }
 
 func TestVerifyOwnerSignatureRejects(t *testing.T) {
-	m := openManager(t, NewMemoryKeystore(), &clock{})
+	m := openManager(t, NewMemoryKeystore())
+	msg := []byte("message")
+	// otherKey(0) is the key EnsureOwnerKey is about to create; until it
+	// exists nothing verifies.
+	if id, ok := m.VerifyOwnerSignature(msg, ed25519.Sign(otherKey(0), msg)); ok {
+		t.Fatalf("a manager without an owner key verified a signature as %q", id)
+	}
 	if _, err := m.EnsureOwnerKey(); err != nil {
 		t.Fatal(err)
 	}
-	msg := []byte("message")
 	sig, err := m.Sign(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, stranger := devicePub(99)
+	// Device keys live in runtime/devices; here any key but the owner's,
+	// a device's included, is a stranger.
+	stranger := otherKey(99)
 	tests := []struct {
 		name string
 		msg  []byte
@@ -106,7 +115,7 @@ func TestVerifyOwnerSignatureRejects(t *testing.T) {
 		{"flipped bit", msg, append(append([]byte(nil), sig[:63]...), sig[63]^1)},
 		{"short signature", msg, sig[:63]},
 		{"empty signature", msg, nil},
-		{"unenrolled key", msg, signWith(stranger, msg)},
+		{"other key", msg, ed25519.Sign(stranger, msg)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,5 +123,56 @@ func TestVerifyOwnerSignatureRejects(t *testing.T) {
 				t.Fatalf("VerifyOwnerSignature = %q, %v; want rejection", id, ok)
 			}
 		})
+	}
+}
+
+// TestConcurrentUse checks that concurrent first use creates one owner key
+// and that signing and verifying race with nothing.
+func TestConcurrentUse(t *testing.T) {
+	ks := NewMemoryKeystore()
+	m, err := Open(ks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := []byte("concurrent")
+	var wg sync.WaitGroup
+	var created sync.Map
+	errs := make(chan error, 64)
+	for i := range 8 {
+		wg.Go(func() {
+			c, err := m.EnsureOwnerKey()
+			if err != nil {
+				errs <- err
+				return
+			}
+			created.Store(i, c)
+			sig, err := m.Sign(msg)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if id, ok := m.VerifyOwnerSignature(msg, sig); !ok || id != m.OwnerKeyID() {
+				errs <- errors.New("owner signature does not verify")
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	n := 0
+	created.Range(func(_, c any) bool {
+		if c.(bool) {
+			n++
+		}
+		return true
+	})
+	if n != 1 {
+		t.Fatalf("%d goroutines created the owner key, want exactly 1", n)
+	}
+	reopened, err := Open(ks)
+	if err != nil || !bytes.Equal(reopened.OwnerPublicKey(), m.OwnerPublicKey()) {
+		t.Fatalf("reopened owner key differs (%v)", err)
 	}
 }

@@ -1,31 +1,31 @@
 package keys
 
-import "crypto/ed25519"
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// KeyID returns the identifier of an Ed25519 public key: the first 16 hex
+// characters of its SHA-256. The audit log records it for the signer of an
+// owner message; owner devices (runtime/devices) use it as their ID.
+func KeyID(pub ed25519.PublicKey) string {
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:8])
+}
 
 // VerifyOwnerSignature reports whether sig is a valid Ed25519 signature of
-// msg by the owner key or by any enrolled, non-revoked device, and returns
-// the KeyID of the key that verified it. Devices are those known at the
-// last change made through m or the last Reload.
+// msg by the owner key, and returns the owner's KeyID when it is. Device
+// keys are not consulted: they live in the device registry (runtime/devices,
+// persistence.Devices), and the daemon asks it separately for chat messages
+// only, never for approval tokens (see the package documentation).
 func (m *Manager) VerifyOwnerSignature(msg, sig []byte) (keyID string, ok bool) {
 	if len(sig) != ed25519.SignatureSize {
 		return "", false
 	}
-	m.mu.RLock()
-	owner := m.owner
-	devices := m.devices
-	m.mu.RUnlock()
-	// Both are replaced, never mutated in place, so reading them after
-	// unlocking is safe.
-	if owner != nil {
-		pub := owner.Public().(ed25519.PublicKey)
-		if ed25519.Verify(pub, msg, sig) {
-			return KeyID(pub), true
-		}
+	pub := m.OwnerPublicKey()
+	if pub == nil || !ed25519.Verify(pub, msg, sig) {
+		return "", false
 	}
-	for _, d := range devices {
-		if !d.Revoked && ed25519.Verify(d.PublicKey, msg, sig) {
-			return d.ID, true
-		}
-	}
-	return "", false
+	return KeyID(pub), true
 }

@@ -26,9 +26,10 @@ type Input struct {
 	// Authenticated is true when the connection has a known channel
 	// identity (the web auth token, a verified Telegram chat ID).
 	Authenticated bool
-	// Verify checks a signature against the owner and enrolled device keys,
-	// normally keys.(*Manager).VerifyOwnerSignature. Nil means no key is
-	// available, so no signature can be valid.
+	// Verify checks a signature against the owner key and the active owner
+	// devices: in the daemon keys.(*Manager).VerifyOwnerSignature, then the
+	// current devices.Set. Nil means no key is available, so no signature
+	// can be valid.
 	Verify func(msg, sig []byte) (keyID string, ok bool)
 	// NonceUsed is the nonce store's answer for Nonce. It is consulted only
 	// when NeedsNonceCheck is true.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/devices"
 	"github.com/silas-ai/silas/runtime/keys"
 )
 
@@ -134,20 +135,40 @@ func TestAsReplay(t *testing.T) {
 	}
 }
 
-// TestClassifyDeviceKey checks that an enrolled device's signature counts
-// as the owner's and reports the device's key ID.
+// TestClassifyDeviceKey checks that a signature by an active owner device
+// (a key in the daemon's devices.Set, consulted after the owner key as
+// cmd/silas does) counts as the owner's and reports the device's key ID,
+// and that once the device is revoked (dropped from the Set) the same
+// signature is only an invalid one.
 func TestClassifyDeviceKey(t *testing.T) {
 	f := newFixture(t)
-	d, err := f.m.EnrollDevice("browser", f.other.Public().(ed25519.PublicKey))
-	if err != nil {
-		t.Fatal(err)
+	pub := f.other.Public().(ed25519.PublicKey)
+	id := devices.ID(pub)
+	active := devices.NewSet([]devices.Key{{ID: id, PublicKey: pub}})
+	verify := func(set *devices.Set) func(msg, sig []byte) (string, bool) {
+		return func(msg, sig []byte) (string, bool) {
+			if id, ok := f.m.VerifyOwnerSignature(msg, sig); ok {
+				return id, true
+			}
+			return set.Verify(msg, sig)
+		}
 	}
 	msg, err := keys.MessageBytes("hi", ts(0), "n1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := Input{Text: "hi", Timestamp: ts(0), Nonce: "n1", Signature: ed25519.Sign(f.other, msg), Verify: f.m.VerifyOwnerSignature}
-	if got := Classify(in, now); got.Taint != messages.TaintOwner || got.KeyID != d.ID {
-		t.Fatalf("Classify = %+v, want owner with key %s", got, d.ID)
+	in := Input{Text: "hi", Timestamp: ts(0), Nonce: "n1", Signature: ed25519.Sign(f.other, msg), Authenticated: true}
+
+	in.Verify = f.m.VerifyOwnerSignature
+	if got := Classify(in, now); got.Taint != messages.TaintAuth || got.Reason != ReasonBadSignatureAuth {
+		t.Fatalf("owner key alone: Classify = %+v, want auth with an invalid signature", got)
+	}
+	in.Verify = verify(active)
+	if got := Classify(in, now); got.Taint != messages.TaintOwner || got.KeyID != id || !got.ConsumeNonce {
+		t.Fatalf("active device: Classify = %+v, want owner with key %s", got, id)
+	}
+	in.Verify = verify(active.Without(id))
+	if got := Classify(in, now); got.Taint != messages.TaintAuth || got.KeyID != "" {
+		t.Fatalf("revoked device: Classify = %+v, want auth", got)
 	}
 }
