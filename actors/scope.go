@@ -164,9 +164,14 @@ func (s *Scope) common(c actor.Context) {
 	case *messages.Attach:
 		s.onAttach(c, m)
 	case *messages.Detach:
+		_, attached := s.sinks[m.ConnID]
 		delete(s.sinks, m.ConnID)
-		s.onOwnerGone(c)
+		if attached {
+			s.onOwnerGone(c)
+		}
 		s.onGateOwnerGone(c)
+	case *pendingApprovalsRequest:
+		s.onPendingApprovals(c)
 	case *gateResponse:
 		s.onGateResponse(c, m)
 	case *relayGateApproval:
@@ -227,7 +232,7 @@ func (s *Scope) onIdleTimeout(c actor.Context) {
 func (s *Scope) onDrain(c actor.Context) {
 	s.draining = true
 	if p := s.approval; p != nil {
-		// Shutdown must not wait up to 5 minutes for the owner.
+		// Shutdown must not wait for the owner until the request times out.
 		p.cancel()
 		s.approval = nil
 		s.declineApproval(c, p, "shutdown")

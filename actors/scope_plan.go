@@ -16,10 +16,6 @@ import (
 	"github.com/silas-ai/silas/runtime/pipeline"
 )
 
-// approvalTimeout is how long the owner has to answer an approval_request
-// before the plan counts as declined (spec 5.1.2).
-const approvalTimeout = 300 * time.Second
-
 // standingTokenTTL is how long a goal's standing approval lasts; the
 // owner is asked again after it.
 const standingTokenTTL = 24 * time.Hour
@@ -35,7 +31,16 @@ type pendingApproval struct {
 	standing bool // a goal's standing approval
 	work     *messages.WorkItem
 	event    *messages.ApprovalRequestEvent
-	cancel   scheduler.CancelFunc
+	// expiresAt is when the timer declines it.
+	expiresAt time.Time
+	cancel    scheduler.CancelFunc
+}
+
+// approvalTimeout is how long the owner has to answer an approval_request
+// before the plan counts as declined (spec 5.1.2, 8.1), and how long a plan
+// asked while no owner connection is open waits for one.
+func (s *Scope) approvalTimeout() time.Duration {
+	return time.Duration(s.d.Config.Approval.RequestTimeoutSeconds) * time.Second
 }
 
 // approvalExpired is the scope's own timer message for a pending approval.
@@ -67,7 +72,11 @@ type workItemProgress struct {
 }
 
 // requestApproval performs a turn's ApprovalRequest: it asks every attached
-// owner connection, or declines at once when none is attached.
+// owner connection. With none attached it waits, within the same timeout,
+// for one to attach (onAttach sends it the request): right after a restart
+// the journaled turn is replayed before the owner's app has reconnected,
+// and declining then would lose the plan. An owner who disconnects while
+// asked still declines it (onOwnerGone).
 func (s *Scope) requestApproval(c actor.Context, turnID string, w *messages.WorkItem) {
 	resolve := func(out pipeline.ApprovalOutcome) {
 		c.Send(c.Self(), &stepDone{turnID: turnID, result: pipeline.Result{Value: out}})
@@ -80,9 +89,10 @@ func (s *Scope) requestApproval(c actor.Context, turnID string, w *messages.Work
 	case s.kind != messages.ScopeOwner:
 		resolve(pipeline.ApprovalOutcome{Reason: "only the owner can approve plans"})
 		return
-	case len(s.sinks) == 0:
-		s.emitAudit("approval_declined", map[string]any{"work_item_id": w.ID, "reason": "no_owner_connection"})
-		resolve(pipeline.ApprovalOutcome{Reason: "no_owner_connection"})
+	case s.draining:
+		// Shutdown must not wait for the owner (onDrain).
+		s.emitAudit("approval_declined", map[string]any{"work_item_id": w.ID, "reason": "shutdown"})
+		resolve(pipeline.ApprovalOutcome{Reason: "shutdown"})
 		return
 	}
 	s.askApproval(c, &pendingApproval{requestID: uuid.NewString(), turnID: turnID, work: w})
@@ -92,7 +102,9 @@ func (s *Scope) requestApproval(c actor.Context, turnID string, w *messages.Work
 // waits for the verdict or the timeout.
 func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
 	w := p.work
-	p.cancel = scheduler.NewTimerScheduler(c).SendOnce(approvalTimeout, c.Self(), &approvalExpired{requestID: p.requestID})
+	timeout := s.approvalTimeout()
+	p.expiresAt = s.d.now().Add(timeout)
+	p.cancel = scheduler.NewTimerScheduler(c).SendOnce(timeout, c.Self(), &approvalExpired{requestID: p.requestID})
 	p.event = &messages.ApprovalRequestEvent{
 		Type: messages.EventApprovalRequest, RequestID: p.requestID, Title: w.Title, Body: w.Body,
 		Budget: w.Budget, Verify: w.Verify,
@@ -107,7 +119,7 @@ func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
 	for _, sink := range s.sinks {
 		sink.Send(p.event)
 	}
-	s.emitAudit("approval_requested", map[string]any{"work_item_id": w.ID, "request_id": p.requestID})
+	s.emitAudit("approval_requested", map[string]any{"work_item_id": w.ID, "request_id": p.requestID, "owner_connections": len(s.sinks)})
 }
 
 // onOwnerWork asks the owner to approve a WorkItem's re-plan (spec
@@ -223,15 +235,24 @@ func (s *Scope) declineApproval(c actor.Context, p *pendingApproval, reason stri
 	c.Send(c.Self(), &stepDone{turnID: p.turnID, result: pipeline.Result{Value: pipeline.ApprovalOutcome{Reason: reason}}})
 }
 
+// onApprovalExpired declines a pending approval at its timeout. With no
+// owner connection attached, no owner ever saw it: one who had attached and
+// left would have declined it already (onOwnerGone).
 func (s *Scope) onApprovalExpired(c actor.Context, m *approvalExpired) {
 	if p := s.approval; p != nil && p.requestID == m.requestID {
 		s.approval = nil
-		s.declineApproval(c, p, "timeout")
+		reason := "timeout"
+		if len(s.sinks) == 0 {
+			reason = "no_owner_connection"
+		}
+		s.declineApproval(c, p, reason)
 	}
 }
 
 // onOwnerGone declines a pending approval when the last connection that
-// could answer it went away: a disconnected owner never leaves a turn hanging.
+// could answer it went away: a disconnected owner never leaves a turn
+// hanging. The caller calls it only when an attached connection detached,
+// so an approval waiting for a first owner connection is not declined.
 func (s *Scope) onOwnerGone(c actor.Context) {
 	if p := s.approval; p != nil && len(s.sinks) == 0 {
 		p.cancel()

@@ -35,6 +35,10 @@ type Approval struct {
 	// "tap" is the only strength. Default: tap for self_update, connection_act,
 	// connection_manage, autonomy_threshold and skill_install.
 	ScopeMinStrength map[string]string `koanf:"scope_min_strength"`
+	// RequestTimeoutSeconds is how long the owner has to answer an
+	// approval_request before the plan counts as declined; a plan asked
+	// while no owner connection is open waits as long for one. Default 300.
+	RequestTimeoutSeconds int `koanf:"request_timeout_seconds"`
 }
 
 // NonceStore configures the execution-nonce store.

@@ -18,6 +18,7 @@ func (c *Config) validateApproval(p *problems) {
 	a := c.Approval
 	p.atLeast("approval.default_ttl_minutes", a.DefaultTTLMinutes, 1)
 	p.atLeast("approval.max_executions", a.MaxExecutions, 1)
+	p.atLeast("approval.request_timeout_seconds", a.RequestTimeoutSeconds, 1)
 	for i, level := range a.AutoApproveRiskLevels {
 		if level == "irreversible" {
 			p.add(indexed("approval.auto_approve_risk_levels", i), "irreversible actions are never auto-approved; remove it")

@@ -145,6 +145,8 @@ func TestValidateRules(t *testing.T) {
 			[]string{"silas.approval.scope_min_strength.self_update", "tap"}},
 		{"unknown approval scope", func(t *testing.T, c *Config) { c.Approval.ScopeMinStrength["everything"] = "tap" },
 			[]string{"silas.approval.scope_min_strength.everything", "not an approval scope"}},
+		{"no approval request timeout", func(t *testing.T, c *Config) { c.Approval.RequestTimeoutSeconds = 0 },
+			[]string{"silas.approval.request_timeout_seconds", "at least 1"}},
 
 		// scheduler, suggestions, skills
 		{"suggestions without scheduler", func(t *testing.T, c *Config) { c.Scheduler.Enabled = false },

@@ -56,7 +56,7 @@ func (g ownerGate) sessionValid(tok string) bool {
 }
 
 // pwaAPI bundles the owner endpoints the PWA uses besides the WebSocket:
-// devices, secure input, the activity feed and UX metrics.
+// devices, secure input, the activity feed, UX metrics and pending approvals.
 type pwaAPI struct {
 	gate     ownerGate
 	db       *persistence.DB
@@ -64,6 +64,8 @@ type pwaAPI struct {
 	devices  *deviceRegistry
 	secrets  *secretVault
 	activity *activityAPI
+	// approvals answers GET /approvals/pending.
+	approvals *approvalsAPI
 }
 
 func (p *pwaAPI) routes() map[string]fasthttp.RequestHandler {
@@ -72,6 +74,7 @@ func (p *pwaAPI) routes() map[string]fasthttp.RequestHandler {
 	maps.Copy(routes, p.secretRoutes())
 	maps.Copy(routes, p.activity.routes())
 	maps.Copy(routes, p.uxRoutes())
+	maps.Copy(routes, p.approvals.routes())
 	for k, h := range routes {
 		routes[k] = p.gate.wrap(h)
 	}
@@ -140,7 +143,8 @@ func (d *daemon) routes(cfg *config.Config, sessions *session.Minter) map[string
 	pwa := &pwaAPI{
 		gate: ownerGate{token: d.in.ownerToken, sessions: sessions},
 		db:   d.in.db, ownerID: cfg.OwnerID, devices: d.devices, secrets: d.secrets,
-		activity: &activityAPI{db: d.in.db, ownerID: cfg.OwnerID},
+		activity:  &activityAPI{db: d.in.db, ownerID: cfg.OwnerID},
+		approvals: &approvalsAPI{sys: d.sys, ownerID: cfg.OwnerID},
 	}
 	maps.Copy(routes, pwa.routes())
 	return routes

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/silas-ai/silas/bench/mockllm"
+	"github.com/silas-ai/silas/persistence"
 )
 
 // helloPlan is a task whose check passes once hello.txt exists in the
@@ -283,4 +285,179 @@ func wsConnections(t *testing.T, addr string) int {
 	}
 	t.Fatalf("/metrics has no silas_ws_connections:\n%s", b)
 	return 0
+}
+
+// pendingApprovals reads GET /approvals/pending with bearer token and
+// returns the status and the request ids listed.
+func pendingApprovals(t *testing.T, addr, token string) (int, []string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/approvals/pending", nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /approvals/pending: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	var body struct {
+		Requests []struct {
+			Type      string    `json:"type"`
+			RequestID string    `json:"request_id"`
+			Title     string    `json:"title"`
+			ExpiresAt time.Time `json:"expires_at"`
+		} `json:"requests"`
+	}
+	if err := decodeJSON(resp, &body); err != nil {
+		t.Fatalf("GET /approvals/pending: %v", err)
+	}
+	ids := []string{}
+	for _, r := range body.Requests {
+		if r.Type != "approval_request" || r.Title == "" || r.ExpiresAt.IsZero() {
+			t.Fatalf("pending approval %+v lacks its event fields or expires_at", r)
+		}
+		ids = append(ids, r.RequestID)
+	}
+	return resp.StatusCode, ids
+}
+
+// heldPlanner is scriptPlanner whose planner answers only once release is
+// closed (or after 20 s), so a test can leave before the plan is asked.
+func heldPlanner(mock *mockllm.Server, release <-chan struct{}) {
+	script := planScript(helloPlan)
+	mock.HandleReply(func(r *mockllm.RecordedRequest) (mockllm.Reply, bool) {
+		if r.Schema == "AgentResponse" {
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+		}
+		return script(r)
+	})
+}
+
+// ownerLeavesBeforeThePlan says "please write hello.txt" on an owner
+// connection that closes before the planner answers, then lets the planner
+// answer: the plan is asked with no owner connection attached.
+func ownerLeavesBeforeThePlan(t *testing.T, d *testDaemon, release chan struct{}) string {
+	t.Helper()
+	c := owner(t, d.Addr())
+	id := c.say("please write hello.txt")
+	c.next("ack")
+	_ = c.conn.Close()
+	checkFor(t, 5*time.Second, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the closed connection to be gone")
+	close(release)
+	return id
+}
+
+// Spec 8.1: a plan asked while no owner connection is open (a journaled
+// turn replayed after a restart, before the app reconnected) waits for the
+// owner instead of being declined at once; the owner who connects is asked.
+func TestPlanAskedWithoutOwnerWaitsForOne(t *testing.T) {
+	mock := newMock(t)
+	release := make(chan struct{})
+	heldPlanner(mock, release)
+	d := startTest(t, loadConfig(t, overrides(t, mock, t.TempDir())))
+	id := ownerLeavesBeforeThePlan(t, d, release)
+
+	var pending []string
+	checkFor(t, 10*time.Second, func() bool {
+		_, pending = pendingApprovals(t, d.Addr(), pwaToken)
+		return len(pending) == 1
+	}, "the plan to wait for approval")
+	if n := wsConnections(t, d.Addr()); n != 0 {
+		t.Fatalf("%d connections while the plan was asked, want none", n)
+	}
+	if status, _ := pendingApprovals(t, d.Addr(), ""); status != http.StatusUnauthorized {
+		t.Errorf("GET /approvals/pending without a token: %d, want 401", status)
+	}
+	if status, _ := pendingApprovals(t, d.Addr(), pwaCustomer(t, d.Addr())); status != http.StatusForbidden {
+		t.Errorf("GET /approvals/pending with a customer's session token: %d, want 403", status)
+	}
+
+	c := owner(t, d.Addr())
+	req := c.next("approval_request")
+	if req.str("request_id") != pending[0] || req.str("title") != "Write hello.txt" {
+		t.Fatalf("approval_request %v on connect, want the waiting plan %s", req, pending[0])
+	}
+	c.send(map[string]any{"type": "approval_response", "request_id": req.str("request_id"), "verdict": "approved"})
+	if got := c.answerTo(id).str("text"); !strings.Contains(got, "approved and is running") {
+		t.Fatalf("answer %q, want the plan approved and running", got)
+	}
+	for ev := c.next("work_item_status"); ev.str("status") != "done"; ev = c.next("work_item_status") {
+		if ev.str("status") != "running" {
+			t.Fatalf("work item status %v, want running then done", ev)
+		}
+	}
+	if _, left := pendingApprovals(t, d.Addr(), pwaToken); len(left) != 0 {
+		t.Errorf("approvals %v still pending after the verdict", left)
+	}
+}
+
+// The wait for an owner is bounded by silas.approval.request_timeout_seconds:
+// then the plan is declined for want of an owner, never left hanging.
+func TestPlanWaitingForOwnerTimesOut(t *testing.T) {
+	mock := newMock(t)
+	release := make(chan struct{})
+	heldPlanner(mock, release)
+	dir := t.TempDir()
+	ov := overrides(t, mock, dir)
+	ov["silas.approval.request_timeout_seconds"] = 1
+	d := startTest(t, loadConfig(t, ov))
+	id := ownerLeavesBeforeThePlan(t, d, release)
+
+	checkFor(t, 10*time.Second, func() bool {
+		_, pending := pendingApprovals(t, d.Addr(), pwaToken)
+		return len(pending) == 1
+	}, "the plan to wait for approval")
+	checkFor(t, 10*time.Second, func() bool {
+		_, pending := pendingApprovals(t, d.Addr(), pwaToken)
+		return len(pending) == 0
+	}, "the wait to time out")
+
+	c := owner(t, d.Addr())
+	for ev := c.nextAny(); ; ev = c.nextAny() {
+		if ev.str("type") == "approval_request" {
+			t.Fatalf("the owner was asked after the timeout: %v", ev)
+		}
+		if ev.str("type") == "message" && ev.str("reply_to") == id {
+			if !strings.Contains(ev.str("text"), "no owner connection was open") {
+				t.Fatalf("answer %q, want the plan declined for want of an owner", ev.str("text"))
+			}
+			break
+		}
+	}
+	if n := len(executorCalls(mock)); n != 0 {
+		t.Fatalf("an unanswered plan made %d executor calls", n)
+	}
+	d.stop()
+	log := pwaAuditIn(t, filepath.Join(dir, "db"), "approval_declined")
+	if len(log) != 1 || !strings.Contains(string(log[0].Data), `"reason":"no_owner_connection"`) {
+		t.Fatalf("approval_declined audit %v, want one for want of an owner", log)
+	}
+}
+
+// pwaAuditIn returns the audit entries named event of the stopped daemon
+// whose database is dbDir.
+func pwaAuditIn(t *testing.T, dbDir, event string) []persistence.AuditEntry {
+	t.Helper()
+	db, err := persistence.Open(context.Background(), persistence.Options{Dir: dbDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	entries, err := db.Audit().Range(context.Background(), 0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []persistence.AuditEntry
+	for _, e := range entries {
+		if e.Event == event {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"net"
-	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/silas-ai/silas/bench/mockllm"
@@ -31,29 +29,19 @@ func freePort(t *testing.T) int {
 // plan comes back to Review.
 //
 // A pending approval lives only in the dead process's memory. What brings
-// the plan back is the restarted daemon replaying the journaled turn, which
-// asks again only if an owner connection is attached when the replayed
-// plan is ready (actors/scope_plan.go requestApproval). The model holds the
-// replayed plan until the page is back online, so this test follows the
-// path where the app is attached in time; the card of the dead process stays
-// in the queue until it is answered, and then shows it expired.
+// the plan back is the restarted daemon replaying the journaled turn. The
+// page's WebSocket is blocked until the replayed plan waits for approval,
+// so the plan is asked while no owner connection is attached: it must wait
+// for the app (actors/scope_plan.go requestApproval) and reach it when it
+// reconnects. The card of the dead process shows expired as soon as the
+// app is back (GET /approvals/pending no longer lists it).
 func TestPWAReconnectsAfterKillNine(t *testing.T) {
 	mock := newMock(t)
-	var held atomic.Pointer[chan struct{}] // set: planner replies wait for it
 	mock.HandleReply(func(r *mockllm.RecordedRequest) (mockllm.Reply, bool) {
 		switch r.Schema {
 		case "RouteDecision":
-			if strings.Contains(currentMessage(r), "are you back?") {
-				return mockllm.Reply{Content: routeDecision("direct", "I am back.")}, true
-			}
 			return mockllm.Reply{Content: routeDecision("planner", "")}, true
 		case "AgentResponse":
-			if hold := held.Load(); hold != nil {
-				select {
-				case <-*hold:
-				case <-time.After(pwaStep):
-				}
-			}
 			return mockllm.Reply{Content: planReply(helloPlan)}, true
 		case "ExecutorAgentOutput":
 			if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == "tool" {
@@ -75,8 +63,7 @@ func TestPWAReconnectsAfterKillNine(t *testing.T) {
 	p.waitFor("the plan card", hasText(card("plan")+" .intent", "Write hello.txt"))
 	stale := eval[string](p, `document.querySelector('.review-root > .card').dataset.cardId`)
 
-	hold := make(chan struct{})
-	held.Store(&hold)
+	p.offline(true)
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -87,31 +74,51 @@ func TestPWAReconnectsAfterKillNine(t *testing.T) {
 	}
 	p.screenshot("killed")
 
-	startProcess(t, cfgPath)
-	p.waitFor("the app reconnected by itself", `document.querySelector('#conn').dataset.state === 'online'`)
-	// An acknowledged message proves the connection is attached to the
-	// owner's scope (the session event comes before that).
-	p.say("are you back?")
-	p.waitFor("the message acknowledged", `[...document.querySelectorAll('.msg-user')].at(-1)?.dataset.state === 'delivered'`)
-	held.Store(nil)
-	close(hold) // the replayed turn's plan, now that the owner is attached
-	p.tab("review")
-	p.waitFor("the replayed plan's card", `document.querySelector('#review-badge').textContent === '2'`)
-
-	// The dead process's card is refused by the new one: nothing runs.
-	p.waitFor("the old card first", fmt.Sprintf(`document.querySelector('.review-root > .card')?.dataset.cardId === %s`, js(stale)))
-	p.do("approve the old card", chromedp.Click(chromedp.CSS(card("plan")+" .btn-primary")), chromedp.Click(chromedp.CSS(".chip-confirm")))
-	p.waitFor("the old card marked expired", hasText(".card.expired .expired-note", "expired"))
-	if n := len(executorCalls(mock)); n != 0 {
-		t.Fatalf("an approval of the dead process made %d executor calls", n)
+	second := startProcess(t, cfgPath)
+	var replayed []string
+	checkFor(t, pwaStep, func() bool {
+		_, replayed = pendingApprovals(t, second.addr, pwaToken)
+		return len(replayed) == 1
+	}, "the replayed plan to wait for approval")
+	if replayed[0] == stale {
+		t.Fatalf("the restarted daemon lists the dead process's request %s", stale)
 	}
-	p.do("dismiss it", chromedp.Click(chromedp.CSS(".card.expired .btn-primary")))
+	if n := wsConnections(t, second.addr); n != 0 {
+		t.Fatalf("%d connections while the replayed plan was asked, want none", n)
+	}
+	p.offline(false)
+	p.waitFor("the app reconnected by itself", `document.querySelector('#conn').dataset.state === 'online'`)
+
+	// The dead process's card shows expired without being answered; the
+	// replayed plan's card is the one pending decision.
+	p.waitFor("the old card marked expired and the replayed one pending", fmt.Sprintf(`(() => {
+		const old = document.querySelector('.review-root > .card');
+		return old?.dataset.cardId === %s && old.dataset.state === 'expired' && old.querySelector('.expired-note')?.textContent.includes('expired') &&
+			document.querySelector('#review-badge').textContent === '1' && document.querySelectorAll('.upnext-item').length === 1;
+	})()`, js(stale)))
+	if n := len(executorCalls(mock)); n != 0 {
+		t.Fatalf("%d executor calls before any approval", n)
+	}
+	p.do("dismiss the old card", chromedp.Click(chromedp.CSS(".card.expired .btn-primary")))
 
 	// The plan asked again by the restarted daemon runs when approved.
-	p.waitFor("the new plan card", fmt.Sprintf(`(() => { const c = document.querySelector('.review-root > .card.kind-plan'); return c && c.dataset.cardId !== %s; })()`, js(stale)))
+	p.waitFor("the replayed plan's card", fmt.Sprintf(`document.querySelector('.review-root > .card.kind-plan')?.dataset.cardId === %s`, js(replayed[0])))
 	p.do("approve the new card", chromedp.Click(chromedp.CSS(card("plan")+" .btn-primary")), chromedp.Click(chromedp.CSS(".chip-confirm")))
 	p.waitFor("the results card", `!!document.querySelector('.card.kind-post [data-check="hello_exists"] .check-pass')`)
 	if n := len(executorCalls(mock)); n != 2 {
 		t.Errorf("%d executor calls after approving the replayed plan, want 2", n)
+	}
+}
+
+// offline takes the page's network away (or gives it back), so the app
+// stays offline while the daemon is up.
+func (p *pwa) offline(off bool) {
+	p.t.Helper()
+	p.enableNetwork()
+	rule := network.EmulateNetworkConditionsByRuleParams{MatchedNetworkConditions: []*network.Conditions{{
+		Offline: off, DownloadThroughput: -1, UploadThroughput: -1,
+	}}}
+	if _, err := chromedp.Call(p.ctx, network.EmulateNetworkConditionsByRule, rule); err != nil {
+		p.t.Fatalf("emulate the network offline=%v: %v", off, err)
 	}
 }

@@ -605,18 +605,54 @@ func TestPWAReconnectsAfterRestart(t *testing.T) {
 		t.Error("the stream was lost in the reload")
 	}
 
-	// The pending card is still there; the restart ended the approval on
-	// the server, so answering it shows the card expired and runs nothing.
+	// The card is still there, but the restart ended the approval on the
+	// server (GET /approvals/pending no longer lists it): it shows expired
+	// without being answered, offers only Dismiss, and nothing runs.
 	p.tab("review")
-	p.waitFor("the plan card back", `!!document.querySelector('.review-root > .card.kind-plan') && document.querySelector('#review-badge').textContent === '1'`)
-	p.do("approve the stale card", chromedp.Click(chromedp.CSS(card("plan")+" .btn-primary")))
-	p.do("confirm", chromedp.Click(chromedp.CSS(".chip-confirm")))
-	p.waitFor("the card marked expired", hasText(".card.expired .expired-note", "expired"))
+	p.waitFor("the plan card back, marked expired", `document.querySelector('.review-root > .card.kind-plan')?.dataset.state === 'expired' && document.querySelector('#review-badge').hidden`)
+	if !eval[bool](p, hasText(".card.expired .expired-note", "expired")) || eval[int](p, `document.querySelectorAll('.card.expired .ctas button').length`) != 1 {
+		t.Error("the expired card does not say it expired, or offers more than Dismiss")
+	}
 	if n := len(executorCalls(mock)); n != 0 {
 		t.Errorf("an expired approval made %d executor calls", n)
 	}
 	p.do("dismiss it", chromedp.Click(chromedp.CSS(".card.expired .btn-primary")))
 	p.waitFor("an empty review", `!document.querySelector('.review-root .card')`)
+}
+
+// Spec 8.1, 0.5.5: with silas.approval.request_timeout_seconds short, a
+// plan card the owner answers after the server timed the request out shows
+// expired, and nothing runs. The server's timeout is observed (the plan's
+// answer in the stream, the request gone from GET /approvals/pending)
+// before the answer is sent.
+func TestPWAApprovalAnsweredAfterTimeoutExpires(t *testing.T) {
+	mock := newMock(t)
+	scriptPWA(mock, helloPlan)
+	ov := overrides(t, mock, t.TempDir())
+	ov["silas.approval.request_timeout_seconds"] = 2
+	d := startTest(t, loadConfig(t, ov))
+	p := openPWA(t, d.Addr(), 375, 812)
+	p.login()
+
+	p.say("please write hello.txt")
+	p.waitFor("the plan declined for want of an answer", hasText(".msg-silas", "treated as declined and nothing was run"))
+	if _, pending := pendingApprovals(t, d.Addr(), pwaToken); len(pending) != 0 {
+		t.Fatalf("approvals %v still pending after the timeout", pending)
+	}
+	p.tab("review")
+	p.waitFor("the plan card, still answerable here", `document.querySelector('.review-root > .card.kind-plan')?.dataset.state === 'pending'`)
+	p.do("approve it", chromedp.Click(chromedp.CSS(card("plan")+" .btn-primary")), chromedp.Click(chromedp.CSS(".chip-confirm")))
+	p.waitFor("the card marked expired", hasText(".card.expired .expired-note", "expired"))
+	if !eval[bool](p, `document.querySelector('#review-badge').hidden`) {
+		t.Error("the expired card still counts as a pending decision")
+	}
+	p.tab("stream")
+	if eval[bool](p, `!!document.querySelector('.status-row')`) {
+		t.Error("a timed-out plan shows a work-item status")
+	}
+	if n := len(executorCalls(mock)); n != 0 {
+		t.Errorf("an approval after the timeout made %d executor calls", n)
+	}
 }
 
 // Approval cadence (spec 0.5.4 item 3): medium-risk decisions taken in

@@ -65,7 +65,7 @@ func TestPlanNeedsApprovalEvenWhenModelSaysNot(t *testing.T) {
 func TestPlanDeclinedAndTimedOutAnswers(t *testing.T) {
 	for reason, want := range map[string]string{
 		"declined":            "was declined",
-		"timeout":             "within 5 minutes",
+		"timeout":             "before it timed out",
 		"no_owner_connection": "no owner connection",
 	} {
 		env := testEnv()

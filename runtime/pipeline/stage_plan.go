@@ -12,7 +12,7 @@ import (
 const (
 	PlanNeedsOwnerText = "I drafted a plan for this, but plans can only be approved and run by the owner of this assistant. Please ask the owner to run it."
 	PlanDeclinedText   = "The plan %q was declined, so nothing was run. Tell me what to change if you want a different plan."
-	PlanTimeoutText    = "No answer came to the approval request for the plan %q within 5 minutes, so it was treated as declined and nothing was run. Ask again when you are ready to approve it."
+	PlanTimeoutText    = "No answer came to the approval request for the plan %q before it timed out (silas.approval.request_timeout_seconds), so it was treated as declined and nothing was run. Ask again when you are ready to approve it."
 	PlanNoOwnerText    = "The plan %q needs your approval, but no owner connection was open to ask, so nothing was run. Reconnect and ask again."
 	PlanApprovedText   = "The plan %q was approved and is running in the background; progress arrives as work item updates."
 	PlanShutdownText   = "Silas shut down while the plan %q waited for approval, so nothing was run. Ask again once it is back."

@@ -94,6 +94,7 @@ function setConnState({ state }) {
   stream.refreshOutbox(state === 'online');
   if (state === 'online') {
     pullPendingSecrets();
+    pullPendingApprovals();
     if (!visitRecorded) recordVisit();
     deviceLoaded.then(() => device.check());
   }
@@ -120,6 +121,21 @@ async function pullPendingSecrets() {
     if (!res.ok) return; // an older server without secure input
     const body = await res.json();
     if (Array.isArray(body.requests)) review.syncSecrets(body.requests);
+  } catch {
+    // Offline again: the next connect asks again.
+  }
+}
+
+// Plan cards restored from this device's storage may have ended on the
+// server while it was away: ask which are still open after every
+// (re)connect.
+async function pullPendingApprovals() {
+  const asked = Date.now();
+  try {
+    const res = await fetch('/approvals/pending', { cache: 'no-store', headers: { Authorization: `Bearer ${store.token()}` } });
+    if (!res.ok) return; // an older server: refused answers still mark cards expired
+    const body = await res.json();
+    if (Array.isArray(body.requests)) review.syncApprovals(body.requests, asked);
   } catch {
     // Offline again: the next connect asks again.
   }

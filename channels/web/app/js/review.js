@@ -2,7 +2,9 @@
 // and a numbered "up next" stack of intent + risk. Answers go through the
 // risk ladder (confirm.js); an answer the server refuses because the
 // request was already answered or timed out brings the card back marked
-// expired.
+// expired. After every (re)connect the server's pending approvals
+// (GET /approvals/pending) mark restored plan cards that ended while the app
+// was away expired at once.
 
 import { h } from './dom.js';
 import { store } from './store.js';
@@ -55,6 +57,7 @@ export class Review {
     if (known) {
       // The server re-sends a pending request after a reconnect: it is
       // still open, whatever this device thought.
+      known.seenAt = card.receivedAt;
       if (known.state === 'expired' && !this.answered.some((a) => a.card.id === card.id)) known.state = 'pending';
     } else if (!this.answered.some((a) => a.card.id === card.id)) {
       this.cards.push(card);
@@ -95,6 +98,35 @@ export class Review {
     for (const r of requests) {
       if (!this.cards.some((c) => c.id === r.ref_id)) this.cards.push(fromEvent({ type: 'secure_input_request', ...r }));
     }
+    this.save();
+    this.render();
+  }
+
+  /**
+   * syncApprovals takes the server's pending approval requests
+   * (GET /approvals/pending), asked at asked (ms): a pending plan card the
+   * server no longer lists ended while this device was away (answered
+   * elsewhere, timed out, or lost in a restart) and shows expired now
+   * rather than when answered. A card the server sent after the question
+   * went out is left alone: the answer may predate it.
+   */
+  syncApprovals(requests, asked) {
+    const live = new Map(requests.map((r) => [r.request_id, r]));
+    let changed = false;
+    for (const c of this.cards) {
+      if (c.kind !== 'plan' || c.state !== 'pending') continue;
+      const r = live.get(c.id);
+      if (r) {
+        const at = Date.parse(r.expires_at);
+        if (at && at !== c.expiresAt) { c.expiresAt = at; changed = true; }
+        continue;
+      }
+      if ((c.seenAt ?? c.receivedAt ?? 0) >= asked) continue;
+      c.state = 'expired';
+      c.note = 'This request expired on the server while this device was away (answered elsewhere, timed out, or Silas restarted), so it can no longer be answered and nothing ran.';
+      changed = true;
+    }
+    if (!changed) return;
     this.save();
     this.render();
   }
