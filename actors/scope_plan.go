@@ -94,6 +94,13 @@ func (s *Scope) requestApproval(c actor.Context, turnID string, w *messages.Work
 		s.emitAudit("approval_declined", map[string]any{"work_item_id": w.ID, "reason": "shutdown"})
 		resolve(pipeline.ApprovalOutcome{Reason: "shutdown"})
 		return
+	case s.approval != nil:
+		// A re-plan or a goal's approval, asked outside any turn, holds the
+		// scope's one approval slot; replacing it would leave its work item
+		// waiting for a verdict that never comes.
+		s.emitAudit("approval_declined", map[string]any{"work_item_id": w.ID, "reason": "another approval pending", "pending_request_id": s.approval.requestID})
+		resolve(pipeline.ApprovalOutcome{Reason: "another approval is waiting for your answer; answer it in Review, then ask for this plan again"})
+		return
 	}
 	s.askApproval(c, &pendingApproval{requestID: uuid.NewString(), turnID: turnID, work: w})
 }

@@ -179,6 +179,10 @@ func TestExhaustedBudgetAsksOwnerToApproveReplan(t *testing.T) {
 	if execBefore != 4 {
 		t.Fatalf("%d executor calls before the re-plan was approved, want the 2 attempts' 4", execBefore)
 	}
+	// A plan the owner asks for meanwhile does not take the re-plan's place.
+	if got := c.answer(c.say("please write hello.txt")).str("text"); !strings.Contains(got, "another approval is waiting for your answer") {
+		t.Fatalf("a plan asked while the re-plan waits answered %q", got)
+	}
 	c.send(map[string]any{"type": "approval_response", "request_id": replan.str("request_id"), "verdict": "approved"})
 
 	seen := map[string]event{}
