@@ -28,6 +28,13 @@ type attemptSpec struct {
 	// keepDir, when set, receives a copy of the artifacts of an attempt
 	// that passes (a project's task: its project checks them at the end).
 	keepDir string
+	// inputs are the artifacts kept in keepDir that the work item imports
+	// as a follow-up (spec 5.2.1 step 0.5): they are placed in the fresh
+	// work dir before the executor starts.
+	inputs []string
+	// gates are the work item's compiled gates: config gates.system and
+	// its own, compiled once for all its attempts.
+	gates *gates.ActiveSet
 }
 
 // Messages an Attempt's IO goroutines send back to it.
@@ -44,6 +51,7 @@ type (
 		report verify.Report
 		err    error
 	}
+	attemptInputs struct{ err error }
 )
 
 // Attempt is one attempt of a work item (spec 5.2.1 step 2), a child actor
@@ -72,11 +80,11 @@ type Attempt struct {
 	calls   int
 	out     *attemptDone
 	ended   bool
-	// gates are config gates.system and the work item's gates, compiled
-	// once for the attempt.
-	gates *gates.ActiveSet
 	// ledger is what the attempt's tool calls actually did.
 	ledger []messages.LedgerEntry
+	// tools are the tools the executor is offered; its calls are checked
+	// against their parameters before they run.
+	tools []llm.Tool
 }
 
 func newAttempt(d *shared, w *messages.WorkItem, spec attemptSpec) *Attempt {
@@ -88,15 +96,16 @@ func (a *Attempt) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.started = time.Now()
-		set, err := gates.Compile(a.d.SystemGates, a.w.Gates)
-		if err != nil {
-			a.end(c, fmt.Errorf("compile the work item's gates: %w", err))
-			return
-		}
-		a.gates = set
+		a.tools = executorTools(a.d.Executors)
 		a.createSandbox(c)
 	case *attemptSandbox:
 		a.onSandbox(c, m)
+	case *attemptInputs:
+		if m.err != nil {
+			a.end(c, fmt.Errorf("place the input artifacts: %w", m.err))
+			return
+		}
+		a.callModel(c)
 	case *attemptModel:
 		a.onModel(c, m)
 	case *attemptTools:
@@ -163,11 +172,22 @@ func (a *Attempt) onSandbox(c actor.Context, m *attemptSandbox) {
 		return
 	}
 	a.inst, a.cfg = m.inst, m.inst.Config()
+	briefing := attemptBriefing(a.w, a.spec.n, a.spec.failure, a.spec.guidance)
+	if len(a.spec.inputs) > 0 {
+		briefing += inputsBriefing(*a.w.FollowUpOf, a.spec.inputs)
+	}
 	a.msgs = []llm.Message{
 		{Role: llm.RoleSystem, Content: ExecutorInstructions},
-		{Role: llm.RoleUser, Content: attemptBriefing(a.w, a.spec.n, a.spec.failure, a.spec.guidance)},
+		{Role: llm.RoleUser, Content: briefing},
 	}
-	a.callModel(c)
+	if len(a.spec.inputs) == 0 {
+		a.callModel(c)
+		return
+	}
+	src, dst, inputs := a.spec.keepDir, a.inst.WorkDir(), a.spec.inputs
+	a.io(c, "attempt inputs", func(context.Context) any {
+		return &attemptInputs{err: placeInputs(src, dst, inputs)}
+	}, func(err error) any { return &attemptInputs{err: err} })
 }
 
 // callModel checks the budget, then asks the executor model for its next
@@ -186,7 +206,7 @@ func (a *Attempt) callModel(c actor.Context) {
 		return
 	}
 	complete := a.d.Models.Completer(llm.RoleExecutor)
-	req := &llm.Request{Messages: a.msgs, Tools: executorTools(a.d.Executors), Format: a.d.formats[llm.SchemaExecutorAgentOutput]}
+	req := &llm.Request{Messages: a.msgs, Tools: a.tools, Format: a.d.formats[llm.SchemaExecutorAgentOutput]}
 	timeout := a.d.Config.LLM.Timeout() * time.Duration(a.d.Config.LLM.MaxRetries+1)
 	a.io(c, "executor model call", func(ctx context.Context) any {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
@@ -239,7 +259,7 @@ func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
 	tcs := res.ToolCalls
 	root, auditPID := a.d.sys.Root, a.d.audit
 	step := &toolStep{
-		execs: a.d.Executors, inst: a.inst, runner: a.d.Gates, set: a.gates,
+		execs: a.d.Executors, tools: a.tools, inst: a.inst, runner: a.d.Gates, set: a.spec.gates,
 		maxEvals: a.d.Config.Limits.MaxGateEvalsPerTurn, attempt: a.spec.n, scope: a.spec.scope, workID: a.w.ID,
 		audit: func(ev messages.AuditEvent) { root.Send(auditPID, &ev) }, now: a.d.now,
 	}
@@ -292,7 +312,7 @@ func orNone(s []string) []string {
 }
 
 // envelope builds the execution envelope of one tool call; arguments that
-// are not a JSON object leave Args nil, which runTool answers with an error.
+// are not a JSON object leave Args nil, which checkToolArgs rejects.
 func (a *Attempt) envelope(tc llm.ToolCall, step int) *messages.ExecutionEnvelope {
 	env := &messages.ExecutionEnvelope{
 		ExecutionID: uuid.NewString(), StepIndex: step, TaskDescription: a.w.Title, Action: tc.Name,

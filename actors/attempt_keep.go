@@ -74,3 +74,33 @@ func copyIn(src, dst *os.Root, rel string) error {
 	}
 	return out.Close()
 }
+
+// placeInputs copies the input artifacts (paths relative to srcDir) into
+// a fresh attempt's work dir (spec 5.2.1 step 0.5), both opened as
+// os.Root so that no path or link reaches outside them. Unlike the
+// artifacts kept for a project, an input that is missing is an error.
+func placeInputs(srcDir, workDir string, inputs []string) error {
+	src, err := os.OpenRoot(srcDir)
+	if err != nil {
+		return fmt.Errorf("open the kept artifacts: %w", err)
+	}
+	defer src.Close()
+	dst, err := os.OpenRoot(workDir)
+	if err != nil {
+		return fmt.Errorf("open the work dir: %w", err)
+	}
+	defer dst.Close()
+	for _, rel := range inputs {
+		info, err := src.Lstat(rel)
+		if err != nil {
+			return fmt.Errorf("input %s: %w", rel, err)
+		}
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("input %s is not a regular file", rel)
+		}
+		if err := copyIn(src, dst, rel); err != nil {
+			return fmt.Errorf("copy input %s: %w", rel, err)
+		}
+	}
+	return nil
+}

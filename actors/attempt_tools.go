@@ -22,12 +22,14 @@ import (
 const ledgerTextMax = 4 << 10
 
 // toolStep runs one model turn's tool calls in an attempt's sandbox, off
-// the attempt's mailbox: the work item's on_tool_call gates before each
-// call, the call itself, its after_step gates after it (spec 5.2.1 steps
-// c1, c2 and d). It holds only values and thread-safe handles, so that
+// the attempt's mailbox: the check of each call against its tool's
+// declared parameters and the work item's on_tool_call gates before it,
+// the call itself, its after_step gates after it (spec 5.2.1 steps c1, c2
+// and d). It holds only values and thread-safe handles, so that
 // its goroutine shares nothing with the actor.
 type toolStep struct {
 	execs    *executor.Registry
+	tools    []llm.Tool // what the executor was offered: calls are checked against it
 	inst     sandbox.Instance
 	runner   *gates.Runner // nil: no gate runs
 	set      *gates.ActiveSet
@@ -59,8 +61,12 @@ func (s *toolStep) run(ctx context.Context, calls []llm.ToolCall, envs []*messag
 			out.add(tc, s.entry(tc.Name, failedResult(env, "not run: a policy gate stopped the work item"), ""))
 			continue
 		}
-		if env.Args == nil {
-			out.add(tc, s.entry(tc.Name, failedResult(env, "arguments are not a JSON object"), ""))
+		if err := checkToolArgs(s.tools, tc.Name, env.Args); err != nil {
+			// Rejected before the sandbox: a deterministic error the executor
+			// can correct (spec 5.2.1 c2).
+			s.emit([]messages.AuditEvent{{Time: s.now(), Event: "tool_call_rejected", Scope: s.scope,
+				Data: map[string]any{"tool": tc.Name, "error": err.Error()}}})
+			out.add(tc, s.entry(tc.Name, failedResult(env, err.Error()+"; the call did not run"), ""))
 			continue
 		}
 		if gate, why := s.beforeCall(ctx, tc.Name, env); gate != "" {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -28,11 +30,15 @@ import (
 //
 // Persistence: the scope stored the project with its token when it was
 // approved. The project records the final status of each finished task in
-// its TaskStatus before it starts the next one, and each task journals
-// itself like any work item; a finished project records its token's
-// execution as spent, then leaves the store. A resumed project skips the
+// its TaskStatus (and the artifacts of a done one in TaskArtifacts) before
+// it starts the next one, and each task journals itself like any work
+// item; a finished project records its token's execution as spent, then
+// leaves the store with its tasks' records. It does that only once every
+// task actor it started has terminated: a task that finished stops only
+// when its own journal has drained, so no write of a task can land after
+// the project's delete and leave an orphan record that nothing resumes. A resumed project skips the
 // tasks that are done and resumes the one that was running from its stored
-// state.
+// state, with a fresh attempt.
 //
 // Supervision: the default strategy restarts a task that panics; a
 // WorkItem resumes from the state it last recorded.
@@ -52,6 +58,11 @@ type Project struct {
 	dir     string              // the tasks' kept artifacts, for the project's checks
 	checked bool
 	done    bool
+	// alive counts the task actors started and not yet terminated; ending
+	// is set once the project finished, and its final journal waits for
+	// alive to reach zero.
+	alive  int
+	ending bool
 }
 
 // projectChecked carries the project's approval check and its tasks'
@@ -93,6 +104,11 @@ func (p *Project) Receive(c actor.Context) {
 		p.onJournaled(c, m)
 	case *projectVerified:
 		p.onVerified(c, m)
+	case *actor.Terminated:
+		p.alive--
+		if p.ending && p.alive == 0 {
+			p.journal(c, true)
+		}
 	case *ownerWork:
 		// A task's re-plan would change what the owner approved with the
 		// project: the task stays stuck, and so the project fails.
@@ -160,6 +176,21 @@ func (p *Project) onChecked(c actor.Context, m *projectChecked) {
 	if p.w.TaskStatus == nil {
 		p.w.TaskStatus = map[string]messages.WorkItemStatus{}
 	}
+	if p.w.TaskArtifacts == nil {
+		p.w.TaskArtifacts = map[string][]string{}
+	}
+	// A resumed project reports the tasks done before the restart too.
+	for _, t := range tasks {
+		if p.w.TaskStatus[t.ID] != messages.StatusDone {
+			continue
+		}
+		p.results = append(p.results, fmt.Sprintf("%s: %s", t.ID, messages.StatusDone))
+		for _, rel := range p.w.TaskArtifacts[t.ID] {
+			if _, ok := p.kept[rel]; !ok {
+				p.kept[rel] = filepath.Join(p.dir, rel)
+			}
+		}
+	}
 	p.audit("project_started", map[string]any{"tasks": len(tasks)})
 	p.status(c, messages.StatusRunning, fmt.Sprintf("project started: %d tasks (%s)", len(tasks), strings.Join(taskIDs(tasks), ", ")))
 	p.nextTask(c)
@@ -185,16 +216,29 @@ func (p *Project) nextTask(c actor.Context) {
 			w = &cp
 		}
 		p.current = w
-		project, d, scope, keep := p.w, p.d, p.scope, p.dir
+		project, d, scope, keep, prior := p.w, p.d, p.scope, p.dir, p.doneArtifacts()
 		p.audit("project_task_started", map[string]any{"task": t.ID})
+		p.alive++
 		p.child = c.Spawn(actor.PropsFromProducer(func() actor.Actor {
 			a := newWorkItem(d, scope, w)
-			a.project, a.keepDir = project, keep
+			a.project, a.keepDir, a.prior = project, keep, prior
 			return a
 		}, p.d.props...))
 		return
 	}
 	p.verify(c)
+}
+
+// doneArtifacts are the artifacts of the tasks that finished done, by task
+// id: what a follow-up task may import.
+func (p *Project) doneArtifacts() map[string][]string {
+	out := make(map[string][]string, len(p.w.TaskArtifacts))
+	for id, names := range p.w.TaskArtifacts {
+		if p.w.TaskStatus[id] == messages.StatusDone {
+			out[id] = slices.Clone(names)
+		}
+	}
+	return out
 }
 
 func orState(st messages.WorkItemStatus) string {
@@ -218,6 +262,9 @@ func (p *Project) onTaskProgress(c actor.Context, m *workItemProgress) {
 	if r := m.result; r != nil {
 		p.used.Merge(r.BudgetUsed)
 		maps.Copy(p.kept, r.Artifacts)
+		if st == messages.StatusDone {
+			p.w.TaskArtifacts[id] = artifactNames(r.Artifacts)
+		}
 	}
 	p.taint = messages.Weakest(p.taint, m.taint)
 	p.results = append(p.results, fmt.Sprintf("%s: %s", id, st))
@@ -269,6 +316,7 @@ func (p *Project) journal(c actor.Context, final bool) {
 	snap := *p.w
 	snap.BudgetUsed, snap.Status = p.used, messages.StatusRunning
 	snap.TaskStatus = maps.Clone(p.w.TaskStatus)
+	snap.TaskArtifacts = maps.Clone(p.w.TaskArtifacts)
 	db, eng, scope, dir, checked := p.d.DB, p.d.Approval, p.scope, p.dir, p.checked
 	p.io(c, "journal project", func(ctx context.Context) any {
 		var err error
@@ -363,12 +411,12 @@ func (p *Project) onVerified(c actor.Context, m *projectVerified) {
 }
 
 // finish reports the project's final status and result, and journals its
-// end.
+// end once its task actors have terminated.
 func (p *Project) finish(c actor.Context, st messages.WorkItemStatus, detail string) {
 	if p.done {
 		return
 	}
-	p.done = true
+	p.done, p.ending = true, true
 	if p.child != nil {
 		c.Stop(p.child)
 		p.child = nil
@@ -377,7 +425,9 @@ func (p *Project) finish(c actor.Context, st messages.WorkItemStatus, detail str
 		BudgetUsed: p.used, Artifacts: p.kept, NextSteps: []string{}}
 	c.Send(c.Parent(), &workItemProgress{final: true, result: r, taint: p.taint, title: p.w.Title,
 		event: messages.WorkItemStatusEvent{Type: messages.EventWorkItemStatus, WorkItemID: p.w.ID, Status: string(st), Detail: detail}})
-	p.journal(c, true)
+	if p.alive == 0 {
+		p.journal(c, true)
+	}
 }
 
 func (p *Project) status(c actor.Context, st messages.WorkItemStatus, detail string) {

@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/verify"
 	"github.com/silas-ai/silas/sandbox/executor"
@@ -62,9 +63,15 @@ type attemptCrashed struct {
 	reason string
 }
 
-// workItemChecked carries the result of the step-0 approval check.
-// Sender: a WorkItem IO goroutine. Receiver: the WorkItem.
-type workItemChecked struct{ err error }
+// workItemChecked carries the result of the step-0 approval check and,
+// when it passed, of the step-0.5 follow-up linkage: the input artifacts
+// to place in every attempt's work dir, or why they cannot be. Sender: a
+// WorkItem IO goroutine. Receiver: the WorkItem.
+type workItemChecked struct {
+	err     error
+	inputs  []string
+	linkErr error
+}
 
 // attemptDone carries what one attempt did. Sender: the Attempt actor.
 // Receiver: the WorkItem, which drops results of attempts it no longer runs.
@@ -90,8 +97,9 @@ type attemptLedger struct {
 }
 
 // WorkItem runs one approved work item (spec 5.2.1): the approval check
-// (step 0), then attempts until verification passes. Each attempt is an
-// Attempt child actor with a fresh sandbox instance in which the executor
+// (step 0), the follow-up linkage (step 0.5, workitem_followup.go), then
+// attempts until verification passes. Each attempt is an Attempt child
+// actor with a fresh sandbox instance in which the executor
 // agent works through function calls; verification then runs in a
 // separate sandbox. Every status goes to the parent scope.
 //
@@ -105,10 +113,12 @@ type attemptLedger struct {
 // Every tool call of an attempt is recorded in the work item's ledger
 // (spec 5.2.1 c1), journaled with it; the artifacts reported when the
 // item is done are those of the passing attempt's ledger, never the
-// executor's claims (attempt_tools.go). The work item's gates run on each
-// tool call (on_tool_call) and after it (after_step) in the attempt's tool
-// goroutine. The final status carries a WorkItemResult, which the scope
-// puts into its context as a tool result.
+// executor's claims (attempt_tools.go). Each tool call is checked against
+// its tool's parameters (attempt_args.go), then the work item's gates,
+// compiled once before the first attempt, run on it (on_tool_call) and
+// after it (after_step) in the attempt's tool goroutine. The final status
+// carries a WorkItemResult, which the scope puts into its context as a
+// tool result.
 //
 // Persistence (DESIGN rule 3 and 4): the scope stores the work item with its
 // approval token when it is approved; before each attempt, consult and
@@ -164,6 +174,15 @@ type WorkItem struct {
 	// are kept in keepDir for the project's own checks.
 	project *messages.WorkItem
 	keepDir string
+	// prior are the artifacts of the project's tasks that finished done,
+	// by task id, kept in keepDir: what a follow-up task may import (spec
+	// 5.2.1 step 0.5). nil outside a project. inputs are the imported ones.
+	prior  map[string][]string
+	inputs []string
+	// gates are config gates.system and the work item's gates, compiled
+	// once before the first attempt (spec 5.2.1 c2) and shared, read-only,
+	// by every attempt.
+	gates *gates.ActiveSet
 }
 
 // newWorkItem returns the actor for w, starting from the runtime state w
@@ -224,26 +243,31 @@ func (a *WorkItem) onStarted(c actor.Context) {
 	if a.attempt > 0 {
 		a.audit("work_item_resumed", map[string]any{"attempts": a.attempt, "tokens": a.used.Tokens})
 	}
-	self, root, eng, w, project := c.Self(), a.d.sys.Root, a.d.Approval, a.w, a.project
+	self, root, eng, w, project, prior, keep := c.Self(), a.d.sys.Root, a.d.Approval, a.w, a.project, a.prior, a.keepDir
 	reply := func(err error) { root.Send(self, &workItemChecked{err: err}) }
 	if !a.d.tasks.Go("approval check", func(ctx context.Context) {
-		if project != nil {
-			err := checkProjectTask(ctx, eng, project, w)
-			if err != nil && ctx.Err() != nil {
-				err = errShuttingDown
-			}
-			reply(err)
-			return
+		var err error
+		switch {
+		case project != nil:
+			err = checkProjectTask(ctx, eng, project, w)
+		case w.ApprovalToken == nil:
+			err = errors.New("the work item carries no approval token")
+		default:
+			err = eng.Check(ctx, w.ApprovalToken, w)
 		}
-		if w.ApprovalToken == nil {
-			reply(errors.New("the work item carries no approval token"))
-			return
-		}
-		err := eng.Check(ctx, w.ApprovalToken, w)
 		if err != nil && ctx.Err() != nil {
 			err = errShuttingDown
 		}
-		reply(err)
+		if err != nil {
+			reply(err)
+			return
+		}
+		// Step 0.5: the artifacts a follow-up imports must be there.
+		inputs, linkErr := followUpInputs(w, prior)
+		if linkErr == nil {
+			linkErr = checkInputsKept(keep, inputs)
+		}
+		root.Send(self, &workItemChecked{inputs: inputs, linkErr: linkErr})
 	}, reply) {
 		reply(errShuttingDown)
 	}
@@ -262,6 +286,22 @@ func (a *WorkItem) onChecked(c actor.Context, m *workItemChecked) {
 		return
 	}
 	a.checked = true
+	if m.linkErr != nil {
+		a.audit("follow_up_blocked", map[string]any{"follow_up_of": *a.w.FollowUpOf, "reason": m.linkErr.Error()})
+		a.finish(c, messages.StatusBlocked, "execution blocked: "+m.linkErr.Error())
+		return
+	}
+	set, err := gates.Compile(a.d.SystemGates, a.w.Gates)
+	if err != nil {
+		// The same on every attempt: no attempt could run its gates.
+		a.audit("work_item_gates_invalid", map[string]any{"error": err.Error()})
+		a.finish(c, messages.StatusBlocked, "execution blocked: the work item's gates are invalid ("+err.Error()+"); fix them in the plan and propose it again")
+		return
+	}
+	a.gates = set
+	if a.inputs = m.inputs; len(a.inputs) > 0 {
+		a.audit("follow_up_artifacts", map[string]any{"follow_up_of": *a.w.FollowUpOf, "artifacts": a.inputs})
+	}
 	// A resumed work item carries on from where it stood on the ladder.
 	switch a.w.Ladder.Stage {
 	case messages.LadderConsulting:
@@ -286,7 +326,8 @@ func (a *WorkItem) nextAttempt(c actor.Context) {
 	n := a.attempt
 	a.audit("execution_started", map[string]any{"attempt": n})
 	a.status(c, string(messages.StatusRunning), "attempt "+fmt.Sprint(n)+" started", false)
-	spec := attemptSpec{scope: a.scope, n: n, before: a.used, failure: a.w.Ladder.LastFailure, guidance: a.w.Ladder.Guidance, keepDir: a.keepDir}
+	spec := attemptSpec{scope: a.scope, n: n, before: a.used, failure: a.w.Ladder.LastFailure, guidance: a.w.Ladder.Guidance,
+		keepDir: a.keepDir, inputs: a.inputs, gates: a.gates}
 	// Journal the attempt before acting: after a crash it counts.
 	a.journal(c, journalOp{snap: a.record(messages.StatusRunning), then: func(err error) any {
 		return &attemptJournaled{spec: spec, err: err}

@@ -518,6 +518,11 @@ type WorkItem struct {
 	// TaskStatus is the final status of each finished task of a project
 	// (spec 5.2.2), kept so that a resumed project skips them.
 	TaskStatus map[string]WorkItemStatus `json:"task_status,omitempty"`
+	// TaskArtifacts names the artifacts (paths relative to the work dir) of
+	// each task of a project that finished done, kept so that a resumed
+	// project still reports them and a later task can import them (spec
+	// 5.2.1 step 0.5).
+	TaskArtifacts map[string][]string `json:"task_artifacts,omitempty"`
 }
 
 // Stages of the escalation ladder (spec 19.5.3) a work item can wait in.

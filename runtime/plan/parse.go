@@ -32,6 +32,7 @@ func runtimeManaged() map[string]string {
 		"ladder":               managed,
 		"ledger":               managed,
 		"task_status":          managed,
+		"task_artifacts":       managed,
 		"body":                 "the briefing is the markdown after the front matter; remove the key",
 	}
 }

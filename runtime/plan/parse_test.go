@@ -128,6 +128,7 @@ func TestParseErrors(t *testing.T) {
 		{"approval_token", minimal + "approval_token: abc\n---\n", "plan line 5: approval_token: a plan cannot carry an approval token"},
 		{"runtime status", minimal + "status: done\n---\n", "plan line 5: status: is managed by the runtime"},
 		{"needs_approval", minimal + "needs_approval: false\n---\n", "plan line 5: needs_approval: is managed by the runtime"},
+		{"task_artifacts", minimal + "task_artifacts: { task-a: [a.txt] }\n---\n", "plan line 5: task_artifacts: is managed by the runtime"},
 		{"body key", minimal + "body: hi\n---\n", "plan line 5: body: the briefing is the markdown"},
 		{"missing id", "---\ntype: task\ntitle: T\n---\n", "plan line 1: id: is required"},
 		{"missing title", "---\nid: t1\ntype: task\n---\n", "plan line 1: title: is required"},

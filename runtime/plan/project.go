@@ -43,7 +43,8 @@ const maxProjectTasks = 32
 // them in an order that respects depends_on (a topological order, ties
 // kept in the order of p.tasks). Each child inherits p's skills and gets p
 // as its parent; it must be a task, its id listed in p.tasks, and its
-// depends_on must name sibling tasks without a cycle. The task ids must be
+// depends_on must name sibling tasks without a cycle (and include the
+// sibling it follows up, if any). The task ids must be
 // exactly p.tasks. Errors match ErrInvalidPlan.
 func Tasks(p *messages.WorkItem) ([]*messages.WorkItem, error) {
 	if p.Type != messages.WorkProject {
@@ -81,6 +82,14 @@ func Tasks(p *messages.WorkItem) ([]*messages.WorkItem, error) {
 	for id := range byID {
 		if !slices.Contains(p.Tasks, id) {
 			return nil, &Error{Field: "tasks", Err: fmt.Errorf("the plan block of %s is not listed in tasks; add it", id)}
+		}
+	}
+	for _, id := range p.Tasks {
+		// A follow-up imports its sibling's files (spec 5.2.1 step 0.5), so
+		// it must run after it.
+		t := byID[id]
+		if f := t.FollowUpOf; f != nil && byID[*f] != nil && !slices.Contains(t.DependsOn, *f) {
+			return nil, &Error{Field: "tasks", Err: fmt.Errorf("%s follows up %s but does not depend on it; add %s to its depends_on", id, *f, *f)}
 		}
 	}
 	return topoOrder(p.Tasks, byID)

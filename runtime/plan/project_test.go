@@ -65,6 +65,7 @@ func TestProjectPlanErrors(t *testing.T) {
 		{"task not listed", "tasks: [task-pages, task-index]", "tasks: [task-pages]", "not listed in tasks"},
 		{"listed without a plan", "tasks: [task-pages, task-index]", "tasks: [task-pages, task-index, task-extra]", "task-extra is listed in tasks but has no plan block"},
 		{"unknown dependency", "depends_on: [task-pages]", "depends_on: [task-nowhere]", "not a task of this project"},
+		{"follow-up that may run first", "depends_on: [task-pages]", "follow_up_of: task-pages\ninput_artifacts_from: [a.html]", "follows up task-pages but does not depend on it"},
 		{"cycle", "skills: []\n---", "skills: []\ndepends_on: [task-index]\n---", "form a cycle"},
 		{"child is no task", "id: task-pages\ntype: task", "id: task-pages\ntype: goal", "a project's children are tasks"},
 		{"invalid child", "title: Write the pages", "title: Write the pages\nbogus: 1", "bogus"},
@@ -75,5 +76,21 @@ func TestProjectPlanErrors(t *testing.T) {
 		if err == nil || !errors.Is(err, ErrInvalidPlan) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want an invalid plan naming %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+func TestProjectFollowUpTask(t *testing.T) {
+	md := strings.Replace(readPlan(t, "project.md"), "depends_on: [task-pages]",
+		"depends_on: [task-pages]\nfollow_up_of: task-pages\ninput_artifacts_from: ['*']", 1)
+	p, err := Parse(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := Tasks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := tasks[1].FollowUpOf; f == nil || *f != "task-pages" || strings.Join(tasks[1].InputArtifactsFrom, ",") != "*" {
+		t.Fatalf("task-index follow_up_of %v imports %v, want task-pages and *", f, tasks[1].InputArtifactsFrom)
 	}
 }
