@@ -45,7 +45,7 @@ func TestActivityFeedPagesNewestFirst(t *testing.T) {
 		c.answerTo(c.say(fmt.Sprintf("message %d", i)))
 	}
 	pwaTurns := func() int { return len(pwaAudit(t, d, "turn_completed")) }
-	checkFor(t, 10*time.Second, func() bool { return pwaTurns() == 3 }, "three turn_completed entries")
+	checkFor(t, waitLimit, func() bool { return pwaTurns() == 3 }, "three turn_completed entries")
 
 	// What happened overnight, as the actors would have audited it, plus
 	// entries the feed must leave out.
@@ -68,7 +68,7 @@ func TestActivityFeedPagesNewestFirst(t *testing.T) {
 	// Newer than the night, so the log is not in time order: the feed is in
 	// log order, newest entry first.
 	c.answerTo(c.say("good morning"))
-	checkFor(t, 10*time.Second, func() bool { return pwaTurns() == 5 }, "the morning turn's audit entry")
+	checkFor(t, waitLimit, func() bool { return pwaTurns() == 5 }, "the morning turn's audit entry")
 
 	all := activityAll(t, addr, "", 2)
 	seen := map[string]int{}

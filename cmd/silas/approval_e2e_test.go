@@ -48,7 +48,7 @@ func TestReplayedTokenIsBlocked(t *testing.T) {
 	req := c.next("approval_request")
 	c.send(map[string]any{"type": "approval_response", "request_id": req.str("request_id"), "verdict": "approved"})
 	waitFinal(t, c, "task-hello-file", "done")
-	checkFor(t, 10*time.Second, func() bool { return storedWorkItems(t, d, cfg.OwnerID) == 0 }, "the finished work item to leave the store")
+	checkFor(t, waitLimit, func() bool { return storedWorkItems(t, d, cfg.OwnerID) == 0 }, "the finished work item to leave the store")
 	d.stop()
 
 	mu.Lock()
@@ -62,7 +62,7 @@ func TestReplayedTokenIsBlocked(t *testing.T) {
 	plant(t, filepath.Join(dir, "db"), cfg.OwnerID, replay)
 
 	d2 := startTest(t, cfg)
-	checkFor(t, 10*time.Second, func() bool { return storedWorkItems(t, d2, cfg.OwnerID) == 0 }, "the replayed work item to be blocked")
+	checkFor(t, waitLimit, func() bool { return storedWorkItems(t, d2, cfg.OwnerID) == 0 }, "the replayed work item to be blocked")
 	d2.stop()
 	if n := len(executorCalls(mock)); n != calls {
 		t.Fatalf("the replayed token ran the executor %d more times", n-calls)
@@ -105,7 +105,7 @@ func TestForeignTokenIsBlocked(t *testing.T) {
 	plant(t, filepath.Join(dir, "db"), cfg.OwnerID, w)
 
 	d := startTest(t, cfg)
-	checkFor(t, 10*time.Second, func() bool { return storedWorkItems(t, d, cfg.OwnerID) == 0 }, "the work item to be blocked")
+	checkFor(t, waitLimit, func() bool { return storedWorkItems(t, d, cfg.OwnerID) == 0 }, "the work item to be blocked")
 	d.stop()
 	if n := len(executorCalls(mock)); n != 0 {
 		t.Fatalf("a token signed by another key ran the executor %d times", n)

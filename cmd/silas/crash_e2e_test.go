@@ -154,7 +154,7 @@ func TestKillNineBetweenAckAndAnswer(t *testing.T) {
 	if ack := c.next("ack"); ack.str("message_id") != id {
 		t.Fatalf("ack %v", ack)
 	}
-	checkFor(t, 10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return calls == 1 }, "the turn's model call")
+	checkFor(t, waitLimit, func() bool { mu.Lock(); defer mu.Unlock(); return calls == 1 }, "the turn's model call")
 	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

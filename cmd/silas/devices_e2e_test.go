@@ -82,7 +82,7 @@ func pwaAudit(t *testing.T, d *testDaemon, event string) []persistence.AuditEntr
 func pwaTurnTaint(t *testing.T, d *testDaemon, id string) string {
 	t.Helper()
 	var taint string
-	checkFor(t, 10*time.Second, func() bool {
+	checkFor(t, waitLimit, func() bool {
 		for _, e := range pwaAudit(t, d, "turn_completed") {
 			var data struct {
 				MessageID string `json:"message_id"`

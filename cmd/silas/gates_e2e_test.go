@@ -100,7 +100,7 @@ func loadGateConfig(t *testing.T, mock *mockllm.Server, dir, yaml string) *confi
 func waitAudit(t *testing.T, d *testDaemon, event, gate string) []persistence.AuditEntry {
 	t.Helper()
 	var log []persistence.AuditEntry
-	checkFor(t, 10*time.Second, func() bool {
+	checkFor(t, waitLimit, func() bool {
 		entries, err := d.in.db.Audit().Range(context.Background(), 0, 10000)
 		if err != nil {
 			t.Fatalf("read audit log: %v", err)
@@ -153,7 +153,7 @@ func waitHeld(t *testing.T, held <-chan struct{}) {
 	t.Helper()
 	select {
 	case <-held:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no gate model call within 10s")
+	case <-time.After(waitLimit):
+		t.Fatalf("no gate model call within %s", waitLimit)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/silas-ai/silas/bench/mockllm"
 )
@@ -268,9 +267,9 @@ func TestReplanWaitsForOwnerToReconnect(t *testing.T) {
 	c.send(map[string]any{"type": "approval_response", "request_id": req.str("request_id"), "verdict": "approved"})
 	c.next("work_item_status") // running: the attempt waits on the executor
 	_ = c.conn.Close()
-	checkFor(t, 5*time.Second, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the owner to be gone")
+	checkFor(t, waitLimit, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the owner to be gone")
 	close(ls.hold)
-	checkFor(t, 10*time.Second, func() bool { ls.mu.Lock(); defer ls.mu.Unlock(); return ls.replans == 1 }, "the re-plan")
+	checkFor(t, waitLimit, func() bool { ls.mu.Lock(); defer ls.mu.Unlock(); return ls.replans == 1 }, "the re-plan")
 
 	// Nobody could approve the re-plan: it waits and asks the owner who
 	// comes back.

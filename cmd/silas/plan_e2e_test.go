@@ -251,7 +251,7 @@ func TestOwnerDisconnectDeclinesPendingApproval(t *testing.T) {
 	_ = c.conn.Close()
 	// The connection actor detaches from the scope as it counts itself
 	// closed, long before a new socket could be bound to the scope.
-	checkFor(t, 5*time.Second, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the closed connection to be gone")
+	checkFor(t, waitLimit, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the closed connection to be gone")
 
 	// The turn does not hang for 5 minutes: its answer waits for the owner.
 	again := owner(t, d.Addr())
@@ -348,7 +348,7 @@ func ownerLeavesBeforeThePlan(t *testing.T, d *testDaemon, release chan struct{}
 	id := c.say("please write hello.txt")
 	c.next("ack")
 	_ = c.conn.Close()
-	checkFor(t, 5*time.Second, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the closed connection to be gone")
+	checkFor(t, waitLimit, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the closed connection to be gone")
 	close(release)
 	return id
 }
@@ -364,7 +364,7 @@ func TestPlanAskedWithoutOwnerWaitsForOne(t *testing.T) {
 	id := ownerLeavesBeforeThePlan(t, d, release)
 
 	var pending []string
-	checkFor(t, 10*time.Second, func() bool {
+	checkFor(t, waitLimit, func() bool {
 		_, pending = pendingApprovals(t, d.Addr(), pwaToken)
 		return len(pending) == 1
 	}, "the plan to wait for approval")
@@ -409,11 +409,11 @@ func TestPlanWaitingForOwnerTimesOut(t *testing.T) {
 	d := startTest(t, loadConfig(t, ov))
 	id := ownerLeavesBeforeThePlan(t, d, release)
 
-	checkFor(t, 10*time.Second, func() bool {
+	checkFor(t, waitLimit, func() bool {
 		_, pending := pendingApprovals(t, d.Addr(), pwaToken)
 		return len(pending) == 1
 	}, "the plan to wait for approval")
-	checkFor(t, 10*time.Second, func() bool {
+	checkFor(t, waitLimit, func() bool {
 		_, pending := pendingApprovals(t, d.Addr(), pwaToken)
 		return len(pending) == 0
 	}, "the wait to time out")

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/silas-ai/silas/bench/mockllm"
 	"github.com/silas-ai/silas/persistence"
@@ -73,7 +72,7 @@ func TestKillNineDuringProjectTaskResumesProject(t *testing.T) {
 			t.Fatalf("status %s:%s before the crash, want task-a done and task-b running", id, st)
 		}
 	}
-	checkFor(t, 10*time.Second, func() bool {
+	checkFor(t, waitLimit, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(before) == 3 // task A's two calls, then task B's first
@@ -123,7 +122,7 @@ func TestKillNineDuringProjectTaskResumesProject(t *testing.T) {
 
 	// The project leaves the store with its tasks' records, and no late
 	// write of a task brings one back.
-	checkFor(t, 10*time.Second, func() bool {
+	checkFor(t, waitLimit, func() bool {
 		left, err := d.in.db.WorkItems().List(context.Background(), "owner")
 		if err != nil {
 			t.Fatal(err)

@@ -75,7 +75,7 @@ func TestTurnsOfTwoCustomersOverlap(t *testing.T) {
 		select {
 		case <-both:
 			return routeDecision("direct", "hi "+r.LastUser()[len(r.LastUser())-1:]), 0, true
-		case <-time.After(10 * time.Second):
+		case <-time.After(waitLimit):
 			return "timed out waiting for the other customer's call", 500, true
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/silas-ai/silas/bench/mockllm"
 )
@@ -59,7 +58,7 @@ func TestKillNineDuringAttemptResumesWorkItem(t *testing.T) {
 	if ev := c.next("work_item_status"); ev.str("status") != "running" || ev["attempt"] != float64(1) || ev.str("work_item_id") != "task-hello-file" {
 		t.Fatalf("first status %v, want task-hello-file running at attempt 1", ev)
 	}
-	checkFor(t, 10*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return calls[0] == 1 }, "the first attempt's executor call")
+	checkFor(t, waitLimit, func() bool { mu.Lock(); defer mu.Unlock(); return calls[0] == 1 }, "the first attempt's executor call")
 	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
