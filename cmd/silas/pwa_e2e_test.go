@@ -720,7 +720,7 @@ func TestPWASecureInputBypassesTheSocket(t *testing.T) {
 	if cerr := db.Close(); err != nil || cerr != nil {
 		t.Fatalf("create the pending request: %v %v", err, cerr)
 	}
-	d := startPWADaemon(t, mock, dir, 0)
+	d, logs := startLogged(t, overrides(t, mock, dir))
 	p := openPWA(t, d.Addr(), 375, 812)
 	stored := p.responses("/secrets/" + ref)
 	sent := p.wsSent()
@@ -747,6 +747,9 @@ func TestPWASecureInputBypassesTheSocket(t *testing.T) {
 		t.Error("the secret is in localStorage")
 	}
 	d.stop()
+	if strings.Contains(logs.String(), secret) {
+		t.Error("the secret is in the daemon's log (debug level)")
+	}
 
 	db, err = persistence.Open(context.Background(), persistence.Options{Dir: filepath.Join(dir, "db")})
 	if err != nil {
@@ -756,6 +759,22 @@ func TestPWASecureInputBypassesTheSocket(t *testing.T) {
 	r, err := db.SecureInputs().Get(context.Background(), ref)
 	if err != nil || r.FulfilledAt == nil {
 		t.Fatalf("request after the post: %+v, %v; want it fulfilled", r, err)
+	}
+	entries, err := db.Audit().Range(context.Background(), 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores := 0
+	for _, e := range entries {
+		if strings.Contains(string(e.Data), secret) {
+			t.Errorf("audit entry %d (%s) holds the secret", e.Seq, e.Event)
+		}
+		if e.Event == "secret_stored" && strings.Contains(string(e.Data), ref) {
+			stores++
+		}
+	}
+	if stores != 1 {
+		t.Errorf("%d secret_stored audit entries naming %s, want 1", stores, ref)
 	}
 }
 
