@@ -39,6 +39,11 @@ type Scope struct {
 	waitingPersona []waitingPersona
 	env            *pipeline.Env
 	turnNo         int
+	// noKeywordMemory is true while the scope is known to hold no
+	// keyword-indexed memory (read at load, see Memory.HasKeywordIndex):
+	// keyword queries then come back empty without a read. Any write of
+	// the scope that may index an item clears it for the scope's life.
+	noKeywordMemory bool
 
 	queue   []*queued
 	current *run
@@ -181,6 +186,9 @@ func (s *Scope) common(c actor.Context) {
 	case *messages.ApprovalResponse:
 		s.onApprovalResponse(c, m)
 	case *workItemProgress:
+		if m.final {
+			s.noKeywordMemory = false // its result may evict context into stored episodes
+		}
 		s.onWorkItemProgress(m)
 	case *ownerWork:
 		s.onOwnerWork(c, m)

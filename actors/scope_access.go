@@ -89,16 +89,17 @@ func (s *Scope) accessState() *access.State {
 	return &st
 }
 
-// onLoadAccess answers step 6. The customer context is a file read, so it
-// runs off the mailbox on a copy of the controller, which the actor alone
-// may touch.
+// onLoadAccess answers step 6, at once when the view needs no customer
+// context (the owner, or the base level). The customer context is a file
+// read, so it runs off the mailbox on a copy of the controller, which the
+// actor alone may touch.
 func (s *Scope) onLoadAccess(c actor.Context, turnID string) {
 	now := s.d.now()
 	ctrl := s.access
 	expired := ctrl.Expire(now)
 	view := pipeline.AccessView{Level: ctrl.Level(now), Tools: ctrl.AllowedTools(), Expired: expired}
 	if ctrl.Owner() || view.Level == ctrl.Policy().BaseLevel() {
-		c.Send(c.Self(), &stepDone{turnID: turnID, result: pipeline.Result{Value: view}})
+		s.resumeNow(c, turnID, pipeline.Result{Value: view})
 		return
 	}
 	snap, err := ctrl.Policy().NewController(false, s.d.now)
@@ -107,7 +108,7 @@ func (s *Scope) onLoadAccess(c actor.Context, turnID string) {
 	}
 	if err != nil {
 		view.ContextErr = err.Error()
-		c.Send(c.Self(), &stepDone{turnID: turnID, result: pipeline.Result{Value: view}})
+		s.resumeNow(c, turnID, pipeline.Result{Value: view})
 		return
 	}
 	dir, customer := s.d.Config.Sandbox.CustomerContextDir, s.id

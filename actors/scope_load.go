@@ -27,7 +27,9 @@ type scopeLoaded struct {
 	pending   []persistence.QueueRecord
 	outbox    []persistence.OutboxRecord
 	work      []*messages.WorkItem // active work items to resume
-	err       error
+	// noKeywordMemory: the scope holds no keyword-indexed memory.
+	noKeywordMemory bool
+	err             error
 }
 
 // snapshot is the part of a scope's state that is not in its chronicle.
@@ -110,7 +112,14 @@ func loadScope(ctx context.Context, db *persistence.DB, scope string, limit int)
 	}
 	if l.work, err = db.WorkItems().List(ctx, scope); err != nil {
 		l.err = fmt.Errorf("load work items of scope %s: %w", scope, err)
+		return l
 	}
+	indexed, err := db.Memory().HasKeywordIndex(ctx, scope)
+	if err != nil {
+		l.err = fmt.Errorf("load memory totals of scope %s: %w", scope, err)
+		return l
+	}
+	l.noKeywordMemory = !indexed
 	return l
 }
 
@@ -123,6 +132,10 @@ func (s *Scope) onLoaded(c actor.Context, m *scopeLoaded) {
 	}
 	s.loaded = true
 	s.turnNo = m.turnNo
+	// No turn ran and no work item was started since the totals were read
+	// (work items resume below), so nothing of this scope indexed memory
+	// in between.
+	s.noKeywordMemory = m.noKeywordMemory
 	s.newAccess(m.access)
 	switch {
 	case m.persona != nil:

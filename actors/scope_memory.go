@@ -60,6 +60,18 @@ func queryMemory(ctx context.Context, db *persistence.DB, scope string, queries 
 	return out, nil
 }
 
+// keywordOnly reports whether every query is answered from the keyword
+// index alone (queryMemory's Search branch); the temporal and session
+// strategies read the recency index, which holds raw items too.
+func keywordOnly(queries []messages.MemoryQuery) bool {
+	for _, q := range queries {
+		if q.Strategy == messages.StrategyTemporal || q.Strategy == messages.StrategySession {
+			return false
+		}
+	}
+	return true
+}
+
 // applyMemoryOps runs an agent's memory operations (spec 5.1 step 10) under
 // the trust rules of spec 3.8: constitutional memories never change at
 // runtime, verified ones only on the owner's signed word, and content from

@@ -111,6 +111,11 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 		}
 		c.Send(loop, &agentCall{turnID: t.ID, call: r})
 	case *pipeline.QueryMemory:
+		if s.noKeywordMemory && keywordOnly(r.Queries) {
+			// Nothing is indexed, so the search is known to be empty.
+			s.resumeNow(c, t.ID, pipeline.Result{Value: []messages.MemoryItem(nil)})
+			return
+		}
 		scope := s.id
 		s.io(c, t.ID, "memory query", func(ctx context.Context) pipeline.Result {
 			items, err := queryMemory(ctx, s.d.DB, scope, r.Queries)
@@ -122,6 +127,7 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 			t.Audit = append(t.Audit, pipeline.AuditRecord{Event: "memory_ops_rate_limited", Data: map[string]any{"requested": len(ops), "allowed": n}})
 			ops = ops[:n]
 		}
+		s.noKeywordMemory = false // a store or update may index an item
 		scope, now := s.id, t.Now
 		s.io(c, t.ID, "memory ops", func(ctx context.Context) pipeline.Result {
 			n, err := applyMemoryOps(ctx, s.d.DB, scope, ops, r.Taint, now)
@@ -170,6 +176,14 @@ func (s *Scope) commit(c actor.Context) {
 		return
 	}
 	tc := s.turnCommit(r)
+	if s.noKeywordMemory {
+		for i := range tc.Memories {
+			if persistence.KeywordIndexed(&tc.Memories[i]) { // an evicted episode
+				s.noKeywordMemory = false
+				break
+			}
+		}
+	}
 	s.io(c, r.turn.ID, "commit turn", func(ctx context.Context) pipeline.Result {
 		return pipeline.Result{Err: s.d.DB.CommitTurn(ctx, tc)}
 	})
@@ -183,6 +197,13 @@ func (s *Scope) memBudget(n int) int {
 		}
 	}
 	return n
+}
+
+// resumeNow hands the turn a result the scope has at hand, without a trip
+// through the mailbox: Resume may be called as soon as Advance or Resume
+// has returned the request it answers.
+func (s *Scope) resumeNow(c actor.Context, turnID string, r pipeline.Result) {
+	s.onStepDone(c, &stepDone{turnID: turnID, result: r})
 }
 
 // io runs fn in a tracked goroutine and sends its result back to the scope.

@@ -125,6 +125,14 @@ func memoryTerms(m *messages.MemoryItem) docTerms {
 	return d
 }
 
+// KeywordIndexed reports whether storing m writes keyword index entries,
+// that is whether Search can ever find it. Callers that skip a search of a
+// scope known to hold no indexed item use it to notice the write that ends
+// that knowledge.
+func KeywordIndexed(m *messages.MemoryItem) bool {
+	return len(memoryTerms(m).terms) > 0
+}
+
 func postingValue(m *messages.MemoryItem, tf, length int) []byte {
 	v := make([]byte, 1, postingLen)
 	if m.ReingestionTier == messages.TierLowReingestion {
@@ -364,6 +372,25 @@ func (mem Memory) Search(ctx context.Context, scope, query string, opts SearchOp
 		return nil, fmt.Errorf("search memory %s: %w", scope, err)
 	}
 	return out, nil
+}
+
+// HasKeywordIndex reports whether scope holds any keyword-indexed item,
+// from the scope's totals (one read). When it is false, Search of scope
+// returns nothing until an indexed item is stored (KeywordIndexed).
+func (mem Memory) HasKeywordIndex(ctx context.Context, scope string) (bool, error) {
+	if err := validID("scope", scope); err != nil {
+		return false, fmt.Errorf("memory index totals: %w", err)
+	}
+	var docs uint64
+	err := mem.d.view(ctx, func(txn *badger.Txn) error {
+		var err error
+		docs, _, err = readTotals(txn, scopePrefix(pfxMemStats, scope))
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("memory index totals of %s: %w", scope, err)
+	}
+	return docs > 0, nil
 }
 
 // countKeys counts the keys under prefix without reading values.

@@ -35,13 +35,23 @@ const fallbackText = header + "\nCommunicate in a neutral, clear and courteous s
 // messages.DirectivesSource, replacing the previous one; inject nothing when
 // the text is empty (personality disabled). Persist the returned state.
 func (e *Engine) BeginTurn(st messages.PersonaState, t Turn, now time.Time) (messages.PersonaState, messages.PersonaDirectives, error) {
+	st, d, _, err := e.BeginTurnMemo(st, t, now, DirectiveMemo{})
+	return st, d, err
+}
+
+// BeginTurnMemo is BeginTurn for a caller that renders every turn: memo is
+// what the previous call returned for the same scope (the zero value the
+// first time), and the directive text is re-rendered only when what it is
+// rendered from changed (memo.go). Keep the returned memo for the next
+// turn; the directives are exactly those of BeginTurn.
+func (e *Engine) BeginTurnMemo(st messages.PersonaState, t Turn, now time.Time, memo DirectiveMemo) (messages.PersonaState, messages.PersonaDirectives, DirectiveMemo, error) {
 	if st.Validate() == nil {
 		st = e.Decay(st, now)
 	}
 	key := e.DetectContext(t)
 	st.LastContext = string(key)
-	d, err := e.RenderOrNeutral(st, key)
-	return st, d, err
+	d, err := e.renderOrNeutral(st, key, &memo)
+	return st, d, memo, err
 }
 
 // Render renders the directives of st in context key: natural language, no
@@ -53,6 +63,12 @@ func (e *Engine) BeginTurn(st messages.PersonaState, t Turn, now time.Time) (mes
 // directives. Errors wrap ErrInvalidState, ErrUnknownPreset,
 // ErrUnknownContext or ErrDirectiveLength; RenderOrNeutral handles them.
 func (e *Engine) Render(st messages.PersonaState, key messages.PersonaContextKey) (messages.PersonaDirectives, error) {
+	return e.render(st, key, nil)
+}
+
+// render is Render, taking the text from memo when memo holds the text of
+// the same rendering inputs and keeping the new text in it otherwise.
+func (e *Engine) render(st messages.PersonaState, key messages.PersonaContextKey, memo *DirectiveMemo) (messages.PersonaDirectives, error) {
 	if !e.enabled {
 		return messages.PersonaDirectives{ScopeID: st.ScopeID, Context: string(key), Preset: st.ActivePreset}, nil
 	}
@@ -60,13 +76,18 @@ func (e *Engine) Render(st messages.PersonaState, key messages.PersonaContextKey
 	if err != nil {
 		return messages.PersonaDirectives{}, fmt.Errorf("render scope %s: %w", st.ScopeID, err)
 	}
-	text, err := e.fit(view{axes: eff, mood: st.Mood, voice: st.Voice, context: key})
-	if err != nil {
-		return messages.PersonaDirectives{}, fmt.Errorf("render scope %s: %w", st.ScopeID, err)
+	v := view{axes: eff, mood: st.Mood, voice: st.Voice, context: key}
+	text, tokens, ok := memo.lookup(e, v)
+	if !ok {
+		if text, err = e.fit(v); err != nil {
+			return messages.PersonaDirectives{}, fmt.Errorf("render scope %s: %w", st.ScopeID, err)
+		}
+		tokens = contextmgr.EstimateTokens(text)
+		memo.store(e, v, text, tokens)
 	}
 	return messages.PersonaDirectives{
 		ScopeID: st.ScopeID, Context: string(key), Preset: st.ActivePreset,
-		Text: text, Tokens: contextmgr.EstimateTokens(text),
+		Text: text, Tokens: tokens,
 	}, nil
 }
 
@@ -78,7 +99,13 @@ func (e *Engine) Render(st messages.PersonaState, key messages.PersonaContextKey
 // directives are always usable; a non-nil error is only the reason for the
 // fallback, for the log.
 func (e *Engine) RenderOrNeutral(st messages.PersonaState, key messages.PersonaContextKey) (messages.PersonaDirectives, error) {
-	d, err := e.Render(st, key)
+	return e.renderOrNeutral(st, key, nil)
+}
+
+// renderOrNeutral is RenderOrNeutral with render's memo; the neutral
+// fallback is rare and never memoised.
+func (e *Engine) renderOrNeutral(st messages.PersonaState, key messages.PersonaContextKey, memo *DirectiveMemo) (messages.PersonaDirectives, error) {
+	d, err := e.render(st, key, memo)
 	if err == nil {
 		return d, nil
 	}
@@ -281,9 +308,17 @@ func degrees() [11]string {
 	}
 }
 
+// axisStep is v's degree step in twentieths, 0..20: the only thing the
+// degree wording depends on.
+func axisStep(v float64) int { return int(math.Round(messages.Clamp01(v) * 20)) }
+
+// axisBand is v's band of the long wording, 0..4. The epsilon keeps sums
+// such as 0.1 + 0.3 in the band of 0.4.
+func axisBand(v float64) int { return min(4, int(math.Floor(messages.Clamp01(v)*5+1e-9))) }
+
 // degree describes v in [0, 1] in words, such as "fairly forthright".
 func degree(w axisWords, v float64) string {
-	step := int(math.Round(messages.Clamp01(v) * 20))
+	step := axisStep(v)
 	switch {
 	case step == 10:
 		return "balanced between " + w.low + " and " + w.high
@@ -299,9 +334,7 @@ func axisLine(a messages.PersonalityAxis, v float64, short bool) string {
 	if short {
 		return "- " + w.name + ": " + degree(w, v) + "."
 	}
-	// The epsilon keeps sums such as 0.1 + 0.3 in the band of 0.4.
-	band := min(4, int(math.Floor(messages.Clamp01(v)*5+1e-9)))
-	return "- " + w.name + ", " + degree(w, v) + ": " + w.bands[band] + "."
+	return "- " + w.name + ", " + degree(w, v) + ": " + w.bands[axisBand(v)] + "."
 }
 
 // moodWords describes one mood dimension far from neutral: a short phrase and
@@ -332,11 +365,10 @@ func moodTable() []moodWords {
 func (e *Engine) moodText(m messages.MoodState, short bool) string {
 	var shorts, sentences []string
 	for _, w := range moodTable() {
-		dist := m.Get(w.dim) - e.neutral.Get(w.dim)
-		switch {
-		case dist >= moodShownFrom:
+		switch e.moodSide(m, w.dim) {
+		case 1:
 			shorts, sentences = append(shorts, w.highShort), append(sentences, w.highSentence)
-		case dist <= -moodShownFrom:
+		case -1:
 			shorts, sentences = append(shorts, w.lowShort), append(sentences, w.lowSentence)
 		}
 	}
@@ -347,6 +379,19 @@ func (e *Engine) moodText(m messages.MoodState, short bool) string {
 		return "Mood: " + strings.Join(shorts, ", ") + "."
 	}
 	return "Mood: " + strings.Join(sentences, " ")
+}
+
+// moodSide is how the directives show mood dimension dim: 1 high, -1 low,
+// 0 not at all (within moodShownFrom of neutral).
+func (e *Engine) moodSide(m messages.MoodState, dim messages.MoodDimension) int {
+	dist := m.Get(dim) - e.neutral.Get(dim)
+	switch {
+	case dist >= moodShownFrom:
+		return 1
+	case dist <= -moodShownFrom:
+		return -1
+	}
+	return 0
 }
 
 // reminders pad directives that fall short of the minimum length, in order.

@@ -52,6 +52,9 @@ type Env struct {
 	// the scope's state, which stages update in place. Nil disables both.
 	Persona      *personality.Engine
 	PersonaState *messages.PersonaState
+	// PersonaMemo is the scope's last rendered directives, so that a turn
+	// whose persona reads the same does not render them again.
+	PersonaMemo personality.DirectiveMemo
 
 	// OwnerScope is true in the owner's scope, the only one whose plans may
 	// be approved and run (step 12).

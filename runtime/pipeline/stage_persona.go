@@ -23,8 +23,8 @@ func injectPersona(t *Turn, e *Env) {
 	if e.Persona == nil || e.PersonaState == nil || !e.Persona.Enabled() {
 		return
 	}
-	st, d, err := e.Persona.BeginTurn(*e.PersonaState, personality.Turn{Text: t.In.Text}, t.Now)
-	*e.PersonaState = st
+	st, d, memo, err := e.Persona.BeginTurnMemo(*e.PersonaState, personality.Turn{Text: t.In.Text}, t.Now, e.PersonaMemo)
+	*e.PersonaState, e.PersonaMemo = st, memo
 	if err != nil {
 		t.audit("persona_fallback", map[string]any{"error": err.Error()})
 	}
