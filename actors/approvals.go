@@ -10,26 +10,19 @@ import (
 	"github.com/silas-ai/silas/messages"
 )
 
-// PendingApproval is an approval_request the owner's scope still waits on,
-// with the time its timeout declines it.
-type PendingApproval struct {
-	Event     messages.ApprovalRequestEvent
-	ExpiresAt time.Time
-}
-
 // pendingApprovalsRequest asks a scope for its pending approval requests.
 // Sender: System.PendingApprovals (a future). Receiver: a Scope. Reply:
 // *pendingApprovalsReply.
 type pendingApprovalsRequest struct{}
 
 type pendingApprovalsReply struct {
-	approvals []PendingApproval
+	approvals []messages.ApprovalRequestEvent
 }
 
 // PendingApprovals returns the approval requests the owner's scope ownerID
 // waits on, so that a client can tell its live cards from dead ones after a
 // reconnect. The scope asks one thing at a time, so there is at most one.
-func (s *System) PendingApprovals(ctx context.Context, ownerID string) ([]PendingApproval, error) {
+func (s *System) PendingApprovals(ctx context.Context, ownerID string) ([]messages.ApprovalRequestEvent, error) {
 	timeout := 10 * time.Second
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
@@ -60,9 +53,9 @@ func (s *System) PendingApprovals(ctx context.Context, ownerID string) ([]Pendin
 // onPendingApprovals answers with the approval the scope waits on, if any.
 // A scope still loading has none yet: a replayed turn asks only once loaded.
 func (s *Scope) onPendingApprovals(c actor.Context) {
-	r := &pendingApprovalsReply{approvals: []PendingApproval{}}
+	r := &pendingApprovalsReply{approvals: []messages.ApprovalRequestEvent{}}
 	if p := s.approval; p != nil && p.event != nil {
-		r.approvals = append(r.approvals, PendingApproval{Event: *p.event, ExpiresAt: p.expiresAt})
+		r.approvals = append(r.approvals, *p.event)
 	}
 	c.Respond(r)
 }

@@ -33,6 +33,43 @@ type cycle struct {
 	fix *messages.WorkItem
 	// owner holds messages for the owner scope until its PID arrives.
 	owner []*ownerWork
+	// outcome collapses the audit of repeated cycle outcomes.
+	outcome outcomeStreak
+}
+
+// outcomeStreak is the last audited outcome of a goal cycle and how many
+// cycles since ended the same way unaudited. On a short schedule a goal
+// that keeps failing (the owner away, a check broken for hours) would
+// otherwise write the same entries every cycle; the first of a run and the
+// change that ends it (a recovery, another failure) are audited, the
+// latter with the count of the repeats. What a cycle spawns, authorizes or
+// blocks is audited every time.
+type outcomeStreak struct {
+	key     string
+	repeats int
+}
+
+// auditOutcome audits a cycle's outcome, named key, with the events
+// unless it repeats the last audited outcome.
+func (s *Scheduler) auditOutcome(key string, events ...cycleAudit) {
+	if key == s.outcome.key {
+		s.outcome.repeats++
+		return
+	}
+	for i, e := range events {
+		if i == 0 && s.outcome.repeats > 0 {
+			e.data["previous_outcome"] = s.outcome.key
+			e.data["previous_outcome_repeats"] = s.outcome.repeats
+		}
+		s.audit(e.event, e.data)
+	}
+	s.outcome = outcomeStreak{key: key}
+}
+
+// cycleAudit is one audit entry of a cycle's outcome.
+type cycleAudit struct {
+	event string
+	data  map[string]any
 }
 
 // goalChecked carries a cycle's check results. Sender: a Scheduler IO
@@ -51,6 +88,9 @@ type standingVerified struct {
 	fix   *messages.WorkItem
 	token *messages.ApprovalToken // the verified copy
 	err   error
+	// storeErr: the verified copy could not be stored (or a dead token
+	// deleted); the token in memory is still right.
+	storeErr error
 }
 
 // ownerRetry is the Scheduler's timer message to ask the owner scope again
@@ -99,19 +139,21 @@ func (s *Scheduler) onChecked(c actor.Context, m *goalChecked) {
 	case m.fixActive:
 		s.running = false
 	case m.err != nil:
-		s.audit("goal_check_error", map[string]any{"error": m.err.Error()})
+		s.auditOutcome("check error: "+m.err.Error(), cycleAudit{"goal_check_error", map[string]any{"error": m.err.Error()}})
 		s.running = false
 	case m.report.Passed:
-		s.audit("goal_cycle", map[string]any{"passed": true, "status": string(messages.StatusHealthy)})
+		s.auditOutcome("passed", cycleAudit{"goal_cycle", map[string]any{"passed": true, "status": string(messages.StatusHealthy)}})
 		s.running = false
 	default:
 		failed := failedChecks(m.report)
-		s.audit("goal_cycle", map[string]any{"passed": false, "failed": failed})
+		entry := cycleAudit{"goal_cycle", map[string]any{"passed": false, "failed": failed}}
+		key := "failed: " + failed
 		if s.goal.OnFailure != plan.OnFailureSpawnTask {
-			s.audit("goal_failed", map[string]any{"on_failure": s.goal.OnFailure, "failed": failed})
+			s.auditOutcome(key, entry, cycleAudit{"goal_failed", map[string]any{"on_failure": s.goal.OnFailure, "failed": failed}})
 			s.running = false
 			return
 		}
+		s.auditOutcome(key, entry)
 		s.fix = plan.FixTask(s.goal, s.goal.ID+"-fix-"+uuid.NewString()[:8], failed)
 		hash, _ := messages.WorkItemPlanHash(s.fix)
 		s.audit("goal_fix_spawned", map[string]any{"work_item_id": s.fix.ID, "spawned_task_hash": hash})
@@ -128,11 +170,22 @@ func (s *Scheduler) onChecked(c actor.Context, m *goalChecked) {
 
 // verifyStanding authorizes s.fix with the goal's standing token: the
 // consuming Verify of spec 5.2.3 step 4, on a copy of the token.
+// The verified copy is stored before the fix task starts, so that a
+// restart continues from its execution count; a token that can never verify
+// again is deleted.
 func (s *Scheduler) verifyStanding(c actor.Context) {
 	self, root, eng, goal, fix, tok := c.Self(), s.d.sys.Root, s.d.Approval, s.goal, s.fix, cloneToken(s.token)
+	db, owner := s.d.DB, s.d.Config.OwnerID
 	reply := func(m *standingVerified) { root.Send(self, m) }
 	if !s.d.tasks.Go("verify standing token", func(ctx context.Context) {
-		reply(&standingVerified{fix: fix, token: tok, err: eng.Verify(ctx, tok, goal, fix)})
+		m := &standingVerified{fix: fix, token: tok, err: eng.Verify(ctx, tok, goal, fix)}
+		switch {
+		case m.err == nil:
+			m.storeErr = db.WorkItems().PutStanding(ctx, owner, goal.ID, tok)
+		case deadToken(m.err):
+			m.storeErr = db.WorkItems().DeleteStanding(ctx, owner, goal.ID)
+		}
+		reply(m)
 	}, func(err error) { reply(&standingVerified{fix: fix, err: err}) }) {
 		s.fix, s.running = nil, false
 	}
@@ -142,10 +195,14 @@ func (s *Scheduler) onStandingVerified(c actor.Context, m *standingVerified) {
 	if s.fix == nil || s.fix.ID != m.fix.ID {
 		return
 	}
+	if m.storeErr != nil {
+		// Costs at most a question to the owner after a restart.
+		s.d.Log.Warn().Err(m.storeErr).Str("goal", s.goal.ID).Msg("store the goal's standing token")
+	}
 	if m.err != nil {
 		// Exhausted, expired or otherwise invalid: the owner decides.
 		s.audit("standing_verification_failed", map[string]any{"work_item_id": m.fix.ID, "reason": m.err.Error()})
-		if errors.Is(m.err, approval.ErrExpired) {
+		if deadToken(m.err) {
 			s.token = nil // the next failing cycle asks for a new standing approval
 		}
 		s.askOwner(c, m.fix)
@@ -157,6 +214,13 @@ func (s *Scheduler) onStandingVerified(c actor.Context, m *standingVerified) {
 	s.audit("goal_fix_authorized", map[string]any{"work_item_id": m.fix.ID, "standing": true,
 		"executions_used": m.token.ExecutionsUsed, "max_executions": m.token.MaxExecutions})
 	s.sendToOwner(c, &ownerWork{work: m.fix, authorized: true})
+}
+
+// deadToken reports whether a standing token's verification failure is
+// final: expired, or a stale copy (a restart after a verification whose
+// result was not stored) that the engine refuses as a replay.
+func deadToken(err error) bool {
+	return errors.Is(err, approval.ErrExpired) || errors.Is(err, approval.ErrReplay)
 }
 
 // askOwner falls back to an interactive approval of the fix task.
@@ -180,11 +244,15 @@ func (s *Scheduler) onVerdict(c actor.Context, m *ownerVerdict) {
 		return
 	}
 	switch {
+	case m.shutdown:
+		// Not a decline: the goal asks again once Silas runs again.
+		s.fix, s.running = nil, false
 	case m.workID == s.goal.ID && m.approved:
 		s.token = m.token
 		s.verifyStanding(c)
 	case m.workID == s.goal.ID && m.noOwner:
-		// Nobody to ask: the next failing cycle asks again.
+		// Nobody answered within the request timeout: not a refusal of
+		// the standing approval; the next failing cycle asks again.
 		s.audit("goal_fix_blocked", map[string]any{"work_item_id": s.fix.ID, "reason": m.reason})
 		s.fix, s.running = nil, false
 	case m.workID == s.goal.ID:

@@ -2,13 +2,16 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/go-co-op/gocron/v2"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/plan"
 )
 
@@ -19,8 +22,10 @@ import (
 // a fix task of the goal is still active (spec 5.2.3 runs the fix task
 // within the cycle).
 //
-// The goal's standing token lives in the actor: the owner is asked for it
-// when a check first fails, and again after a restart.
+// The owner is asked for the goal's standing token when a check first
+// fails. The token, as it stands after each verification, is stored with
+// the work items (persistence.WorkItems.PutStanding), so that a restarted
+// Scheduler keeps using it until it is exhausted or expires.
 type Scheduler struct {
 	d    *shared
 	path string
@@ -29,11 +34,15 @@ type Scheduler struct {
 	cycle
 }
 
-// goalLoaded carries the parsed goal file. Sender: a Scheduler IO
-// goroutine. Receiver: the Scheduler.
+// goalLoaded carries the parsed goal file and its stored standing token,
+// if one is still usable. Sender: a Scheduler IO goroutine. Receiver: the
+// Scheduler.
 type goalLoaded struct {
-	goal *messages.WorkItem
-	err  error
+	goal  *messages.WorkItem
+	token *messages.ApprovalToken
+	// dropped says why a stored token was discarded.
+	dropped string
+	err     error
 }
 
 // goalTick starts a goal cycle. Sender: a gocron job. Receiver: the
@@ -72,9 +81,9 @@ func (s *Scheduler) Receive(c actor.Context) {
 }
 
 func (s *Scheduler) load(c actor.Context) {
-	self, root, path := c.Self(), s.d.sys.Root, s.path
+	self, root, path, db, owner, now := c.Self(), s.d.sys.Root, s.path, s.d.DB, s.d.Config.OwnerID, s.d.now
 	reply := func(m *goalLoaded) { root.Send(self, m) }
-	if !s.d.tasks.Go("load active goal", func(context.Context) {
+	if !s.d.tasks.Go("load active goal", func(ctx context.Context) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			reply(&goalLoaded{err: fmt.Errorf("read silas.active_goal %s: %w", path, err)})
@@ -82,9 +91,12 @@ func (s *Scheduler) load(c actor.Context) {
 		}
 		g, err := plan.ParseGoal(string(b))
 		if err != nil {
-			err = fmt.Errorf("silas.active_goal %s: %w", path, err)
+			reply(&goalLoaded{err: fmt.Errorf("silas.active_goal %s: %w", path, err)})
+			return
 		}
-		reply(&goalLoaded{goal: g, err: err})
+		m := &goalLoaded{goal: g}
+		m.token, m.dropped = storedStanding(ctx, db, owner, g, now())
+		reply(m)
 	}, func(err error) { reply(&goalLoaded{err: err}) }) {
 		reply(&goalLoaded{err: errShuttingDown})
 	}
@@ -97,7 +109,14 @@ func (s *Scheduler) onLoaded(c actor.Context, m *goalLoaded) {
 		s.audit("goal_load_failed", map[string]any{"path": s.path, "error": m.err.Error()})
 		return
 	}
-	s.goal = m.goal
+	s.goal, s.token = m.goal, m.token
+	switch {
+	case m.token != nil:
+		s.audit("standing_approval_restored", map[string]any{
+			"executions_used": m.token.ExecutionsUsed, "max_executions": m.token.MaxExecutions, "expires_at": m.token.ExpiresAt})
+	case m.dropped != "":
+		s.audit("standing_approval_discarded", map[string]any{"reason": m.dropped})
+	}
 	every, cronLine, _ := plan.Interval(*m.goal.Schedule) // ParseGoal checked it
 	def := gocron.CronJob(cronLine, false)
 	if every > 0 {
@@ -123,4 +142,34 @@ func (s *Scheduler) audit(event string, data map[string]any) {
 		data["goal_id"] = s.goal.ID
 	}
 	s.d.sys.Root.Send(s.d.audit, &messages.AuditEvent{Time: s.d.now(), Event: event, Scope: s.d.Config.OwnerID, Data: data})
+}
+
+// storedStanding reads the goal's stored standing token. A token that no
+// longer fits the goal (the goal file changed, or it expired) is deleted
+// and its reason returned: the owner is asked again. A store that cannot
+// be read only costs that question, so it is logged as a reason too.
+func storedStanding(ctx context.Context, db *persistence.DB, owner string, goal *messages.WorkItem, now time.Time) (*messages.ApprovalToken, string) {
+	tok, err := db.WorkItems().Standing(ctx, owner, goal.ID)
+	switch {
+	case errors.Is(err, persistence.ErrNotFound):
+		return nil, ""
+	case err != nil:
+		return nil, "read the stored standing token: " + err.Error()
+	}
+	hash, err := messages.WorkItemPlanHash(goal)
+	var why string
+	switch {
+	case err != nil:
+		why = "hash the goal: " + err.Error()
+	case tok.WorkItemID != goal.ID || tok.Scope != messages.ApprovalStanding || tok.PlanHash != hash:
+		why = "the goal changed since it was approved"
+	case !now.Before(tok.ExpiresAt):
+		why = "it expired"
+	default:
+		return tok, ""
+	}
+	if err := db.WorkItems().DeleteStanding(ctx, owner, goal.ID); err != nil {
+		why += "; delete it: " + err.Error()
+	}
+	return nil, why
 }

@@ -232,7 +232,9 @@ func (s *Scope) onIdleTimeout(c actor.Context) {
 	if s.current == nil {
 		s.persistDelivered()
 	}
-	if len(s.sinks) == 0 && len(s.queue) == 0 && s.current == nil && len(s.outbox) == 0 && len(s.delivered) == 0 && len(s.workers) == 0 {
+	// A pending approval asked outside any turn (onOwnerWork) keeps the
+	// scope: its asker waits for the verdict.
+	if len(s.sinks) == 0 && len(s.queue) == 0 && s.current == nil && len(s.outbox) == 0 && len(s.delivered) == 0 && len(s.workers) == 0 && s.approval == nil {
 		c.Stop(c.Self())
 	}
 }

@@ -113,8 +113,8 @@ func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
 	p.expiresAt = s.d.now().Add(timeout)
 	p.cancel = scheduler.NewTimerScheduler(c).SendOnce(timeout, c.Self(), &approvalExpired{requestID: p.requestID})
 	p.event = &messages.ApprovalRequestEvent{
-		Type: messages.EventApprovalRequest, RequestID: p.requestID, Title: w.Title, Body: w.Body,
-		Budget: w.Budget, Verify: w.Verify,
+		Type: messages.EventApprovalRequest, RequestID: p.requestID, WorkItemID: w.ID, Title: w.Title, Body: w.Body,
+		Budget: w.Budget, Verify: w.Verify, ExpiresAt: p.expiresAt.UTC(),
 	}
 	if p.standing {
 		p.event.Title = "Standing approval: " + w.Title
@@ -133,8 +133,10 @@ func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
 // 19.4.2), a goal's standing approval or a goal's fix task (spec 5.2.3): a
 // fresh approval_request, outside any turn. The scope asks one thing at a
 // time: while another approval is pending the sender is told to ask again.
-// A fix task the goal's standing token authorized is journaled and started
-// at once.
+// Like a turn's plan (requestApproval) it waits, within the request
+// timeout, for an owner connection when none is attached; shutdown
+// declines it at once. A fix task the goal's standing token authorized is
+// journaled and started at once.
 func (s *Scope) onOwnerWork(c actor.Context, m *ownerWork) {
 	verdict := func(v *ownerVerdict) { v.workID = m.work.ID; c.Send(c.Sender(), v) }
 	switch {
@@ -142,11 +144,11 @@ func (s *Scope) onOwnerWork(c actor.Context, m *ownerWork) {
 		return
 	case !s.d.canExecute() || s.kind != messages.ScopeOwner:
 		verdict(&ownerVerdict{reason: "plan execution is not available in this scope"})
+	case s.draining:
+		s.emitAudit("approval_declined", map[string]any{"work_item_id": m.work.ID, "reason": "shutdown"})
+		verdict(&ownerVerdict{shutdown: true, reason: "shutdown"})
 	case m.authorized:
 		s.startAuthorized(c, m.work, c.Sender())
-	case len(s.sinks) == 0:
-		s.emitAudit("approval_declined", map[string]any{"work_item_id": m.work.ID, "reason": "no_owner_connection"})
-		verdict(&ownerVerdict{noOwner: true, reason: "no owner connection was open to approve it"})
 	case s.approval != nil:
 		verdict(&ownerVerdict{busy: true})
 	default:
@@ -236,7 +238,7 @@ func (s *Scope) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse
 func (s *Scope) declineApproval(c actor.Context, p *pendingApproval, reason string) {
 	s.emitAudit("approval_declined", map[string]any{"work_item_id": p.work.ID, "request_id": p.requestID, "reason": reason})
 	if p.replanOf != nil {
-		c.Send(p.replanOf, &ownerVerdict{workID: p.work.ID, reason: reason, noOwner: reason == "no_owner_connection"})
+		c.Send(p.replanOf, &ownerVerdict{workID: p.work.ID, reason: reason, noOwner: reason == "no_owner_connection", shutdown: reason == "shutdown"})
 		return
 	}
 	c.Send(c.Self(), &stepDone{turnID: p.turnID, result: pipeline.Result{Value: pipeline.ApprovalOutcome{Reason: reason}}})

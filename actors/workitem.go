@@ -159,10 +159,8 @@ type WorkItem struct {
 	// token's execution is spent when the work item finishes.
 	checked bool
 	done    bool
-	// replan is the re-plan waiting on the owner's approval; waitingOwner
-	// is set while no owner connection is open to ask.
-	replan       *messages.WorkItem
-	waitingOwner bool
+	// replan is the re-plan waiting on the owner's approval.
+	replan *messages.WorkItem
 	// The journal (workitem_journal.go): queued writes, one in flight, and
 	// finished once the final delete is queued (the actor stops when the
 	// queue drains).

@@ -33,9 +33,6 @@ const (
 	// replanRetryAfter is how long a re-plan waits when the owner is being
 	// asked about another plan: the scope asks one thing at a time.
 	replanRetryAfter = 2 * time.Second
-	// ownerWaitRetry is how often a re-plan asks again while no owner
-	// connection is open: it waits for the owner rather than give up.
-	ownerWaitRetry = 5 * time.Second
 	// onStuckConsult is the on_stuck value that enables consulting.
 	onStuckConsult = "consult_planner"
 )
@@ -103,7 +100,12 @@ type ownerVerdict struct {
 	workID   string
 	approved bool
 	busy     bool
-	noOwner  bool // no owner connection was open to ask
+	// noOwner: no owner connection was open to answer within the request
+	// timeout, or the owner left while asked.
+	noOwner bool
+	// shutdown: Silas is stopping; the asker does not take it as a
+	// decline, it asks again after the restart.
+	shutdown bool
 	reason   string
 	token    *messages.ApprovalToken
 }
@@ -381,7 +383,10 @@ func (a *WorkItem) askReplanApproval(c actor.Context) {
 }
 
 // onReplanVerdict ends the work item: replaced by the approved re-plan, or
-// stuck when the owner did not approve it.
+// stuck when the owner did not approve it. The scope waits, within the
+// request timeout, for an owner to connect, so no owner connection
+// (noOwner) is a decline like any other; shutdown is not: the journaled
+// re-plan stage asks again after the restart.
 func (a *WorkItem) onReplanVerdict(c actor.Context, m *ownerVerdict) {
 	if a.done || a.replan == nil || m.workID != a.replan.ID {
 		return
@@ -389,12 +394,9 @@ func (a *WorkItem) onReplanVerdict(c actor.Context, m *ownerVerdict) {
 	switch {
 	case m.busy:
 		scheduler.NewTimerScheduler(c).SendOnce(replanRetryAfter, c.Self(), &replanRetry{})
-	case m.noOwner:
-		if !a.waitingOwner {
-			a.waitingOwner = true
-			a.audit("replan_waiting_for_owner", map[string]any{"replan_id": a.replan.ID})
-		}
-		scheduler.NewTimerScheduler(c).SendOnce(ownerWaitRetry, c.Self(), &replanRetry{})
+	case m.shutdown:
+		a.done = true
+		c.Stop(c.Self())
 	case m.approved:
 		a.audit("work_item_replanned", map[string]any{"replan_id": a.replan.ID})
 		a.finish(c, messages.StatusFailed, a.exhaustedDetail(a.attemptLimits())+"; replaced by the re-plan "+a.replan.ID+" you approved")

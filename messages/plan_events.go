@@ -1,5 +1,7 @@
 package messages
 
+import "time"
+
 // Event types of the plan approval flow and work-item progress (spec 8.1).
 const (
 	EventApprovalRequest = "approval_request"
@@ -8,14 +10,19 @@ const (
 
 // ApprovalRequestEvent asks the owner to approve a plan (server event
 // `approval_request`). The client answers with `approval_response` carrying
-// the same request_id.
+// the same request_id. WorkItemID names the work item the plan becomes, so
+// that a client can title its work_item_status events; ExpiresAt is when
+// the server declines the request unanswered
+// (silas.approval.request_timeout_seconds).
 type ApprovalRequestEvent struct {
-	Type      string              `json:"type"`
-	RequestID string              `json:"request_id"`
-	Title     string              `json:"title"`
-	Body      string              `json:"body"`
-	Budget    Budget              `json:"budget"`
-	Verify    []VerificationCheck `json:"verify"`
+	Type       string              `json:"type"`
+	RequestID  string              `json:"request_id"`
+	WorkItemID string              `json:"work_item_id"`
+	Title      string              `json:"title"`
+	Body       string              `json:"body"`
+	Budget     Budget              `json:"budget"`
+	Verify     []VerificationCheck `json:"verify"`
+	ExpiresAt  time.Time           `json:"expires_at"`
 }
 
 // WorkItemStatusEvent reports a work item's progress (server event

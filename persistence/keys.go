@@ -55,6 +55,7 @@ import (
 //	pi/<event_id>                   index persona event id -> <scope>\0<pseq:8 BE> (raw); event ids are unique across scopes
 //
 //	wi/<scope>\0<work_item_id>      active work item with its runtime state (codec v1, WorkItem JSON); deleted when it finishes
+//	wt/<scope>\0<goal_id>           a goal's standing approval token as last verified (codec v1, ApprovalToken JSON); Badger TTL = its expires_at
 //
 //	dv/<device_id>                  owner device key (codec v1, Device JSON); kept after revocation (devices.go)
 //	dc/<sha256(code):32 raw>        pending device enrolment code (codec v1, EnrolmentCode JSON); Badger TTL = expiry
@@ -91,6 +92,7 @@ const (
 	pfxPersonaEvent   = "pe/"
 	pfxPersonaIndex   = "pi/"
 	pfxWorkItem       = "wi/"
+	pfxStandingToken  = "wt/"
 )
 
 // Owner devices, secure input and presence (see the layout above).

@@ -3,7 +3,9 @@ package persistence
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -102,4 +104,63 @@ func (s WorkItems) Scopes(ctx context.Context) ([]string, error) {
 		return nil, fmt.Errorf("list work item scopes: %w", err)
 	}
 	return out, nil
+}
+
+// PutStanding stores tok, the standing approval token of goal goalID in
+// scope, as it stands after its last verification, so that a restarted
+// daemon keeps using it (spec 5.2.3). It is forgotten when it expires. The
+// engine's execution slots, not this copy, bound its executions: a copy
+// older than a consumed slot fails verification as a replay.
+func (s WorkItems) PutStanding(ctx context.Context, scope, goalID string, tok *messages.ApprovalToken) error {
+	if err := errors.Join(validID("scope", scope), validID("goal id", goalID)); err != nil {
+		return fmt.Errorf("put standing token: %w", err)
+	}
+	if tok == nil {
+		return fmt.Errorf("put standing token of %s: nil token: %w", goalID, ErrInvalid)
+	}
+	ttl := time.Until(tok.ExpiresAt)
+	if ttl <= 0 {
+		return fmt.Errorf("put standing token of %s: it expired at %s: %w", goalID, tok.ExpiresAt.Format(time.RFC3339), ErrInvalid)
+	}
+	val, err := encodeJSON(tok)
+	if err != nil {
+		return fmt.Errorf("put standing token of %s: %w", goalID, err)
+	}
+	err = s.d.update(ctx, func(txn *wtxn) error {
+		// Badger expires whole seconds; round up so the key outlives the
+		// token, whose own expiry Verify enforces.
+		return txn.SetEntry(ttlEntry(key2(pfxStandingToken, scope, goalID), val, ttl+time.Second))
+	})
+	if err != nil {
+		return fmt.Errorf("put standing token of %s: %w", goalID, err)
+	}
+	return nil
+}
+
+// Standing returns the stored standing token of goal goalID in scope, or
+// ErrNotFound.
+func (s WorkItems) Standing(ctx context.Context, scope, goalID string) (*messages.ApprovalToken, error) {
+	if err := errors.Join(validID("scope", scope), validID("goal id", goalID)); err != nil {
+		return nil, fmt.Errorf("get standing token: %w", err)
+	}
+	tok := &messages.ApprovalToken{}
+	err := s.d.view(ctx, func(txn *badger.Txn) error {
+		return getValue(txn, key2(pfxStandingToken, scope, goalID), func(v []byte) error { return decodeJSON(v, tok) })
+	})
+	if err != nil {
+		return nil, fmt.Errorf("get standing token of %s: %w", goalID, err)
+	}
+	return tok, nil
+}
+
+// DeleteStanding forgets the standing token of goal goalID in scope;
+// deleting a missing token is no error.
+func (s WorkItems) DeleteStanding(ctx context.Context, scope, goalID string) error {
+	if err := errors.Join(validID("scope", scope), validID("goal id", goalID)); err != nil {
+		return fmt.Errorf("delete standing token: %w", err)
+	}
+	if err := s.d.update(ctx, func(txn *wtxn) error { return txn.Delete(key2(pfxStandingToken, scope, goalID)) }); err != nil {
+		return fmt.Errorf("delete standing token of %s: %w", goalID, err)
+	}
+	return nil
 }

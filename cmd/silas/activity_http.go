@@ -285,6 +285,12 @@ func describe(e persistence.AuditEntry) (activityEntry, bool) {
 		return set("execution", "Finished a task", "")
 	case "work_item_failed":
 		return set("execution", fmt.Sprintf("Gave up on a task after %d attempts", d.Attempts), "")
+	case "work_item_blocked":
+		return set("execution", fmt.Sprintf("Stopped a task at attempt %d: a gate or check blocked it", max(d.Attempt, 1)), d.Reason)
+	case "work_item_replanned":
+		return set("execution", "Replaced a task with the re-plan you approved", "")
+	case "work_item_escalated":
+		return set("execution", "Gave up on a task and needs you to decide what next", d.Reason)
 	case "work_item_resumed", "work_item_recovered":
 		return set("execution", "Resumed a task after a restart", "")
 	case "verification_passed":

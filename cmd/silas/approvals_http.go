@@ -1,13 +1,10 @@
 package main
 
 import (
-	"time"
-
 	"github.com/valyala/fasthttp"
 
 	"github.com/silas-ai/silas/actors"
 	"github.com/silas-ai/silas/channels/web"
-	"github.com/silas-ai/silas/messages"
 )
 
 // approvalsAPI serves GET /approvals/pending: the approval_request events
@@ -18,13 +15,6 @@ import (
 type approvalsAPI struct {
 	sys     *actors.System
 	ownerID string
-}
-
-// pendingApproval is one entry of the answer: the event as the WebSocket
-// sends it, plus when the server declines it.
-type pendingApproval struct {
-	messages.ApprovalRequestEvent
-	ExpiresAt time.Time `json:"expires_at"`
 }
 
 func (a *approvalsAPI) routes() map[string]fasthttp.RequestHandler {
@@ -39,9 +29,6 @@ func (a *approvalsAPI) pending(ctx *fasthttp.RequestCtx) {
 		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, "read the pending approvals: "+err.Error()+"; try again")
 		return
 	}
-	out := make([]pendingApproval, 0, len(list))
-	for _, p := range list {
-		out = append(out, pendingApproval{ApprovalRequestEvent: p.Event, ExpiresAt: p.ExpiresAt.UTC()})
-	}
-	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"requests": out})
+	// Each entry is the event as the WebSocket sends it, expires_at included.
+	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"requests": list})
 }

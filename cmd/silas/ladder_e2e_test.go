@@ -281,3 +281,51 @@ func TestReplanWaitsForOwnerToReconnect(t *testing.T) {
 	again.send(map[string]any{"type": "approval_response", "request_id": replan.str("request_id"), "verdict": "approved"})
 	waitFinal(t, again, "task-hello-revised", "done")
 }
+
+// The wait for an owner to approve a re-plan is bounded by
+// silas.approval.request_timeout_seconds, as for a turn's plan: with no
+// owner back in time the re-plan is not approved and the work item is
+// stuck, never left waiting for good.
+func TestReplanWithoutOwnerIsStuckAfterTheTimeout(t *testing.T) {
+	mock := newMock(t)
+	ls := &ladderScript{hold: make(chan struct{})}
+	ls.install(mock, missingPlan("{ max_attempts: 1 }"), revisedPlan)
+	dir := t.TempDir()
+	ov := overrides(t, mock, dir)
+	ov["silas.approval.request_timeout_seconds"] = 2
+	d := startTest(t, loadConfig(t, ov))
+	c := owner(t, d.Addr())
+
+	c.say("please write hello.txt")
+	req := c.next("approval_request")
+	c.send(map[string]any{"type": "approval_response", "request_id": req.str("request_id"), "verdict": "approved"})
+	c.next("work_item_status") // running: the attempt waits on the executor
+	_ = c.conn.Close()
+	checkFor(t, waitLimit, func() bool { return wsConnections(t, d.Addr()) == 0 }, "the owner to be gone")
+	close(ls.hold)
+	checkFor(t, waitLimit, func() bool {
+		_, pending := pendingApprovals(t, d.Addr(), pwaToken)
+		return len(pending) == 1
+	}, "the re-plan to wait for the owner")
+	checkFor(t, waitLimit, func() bool {
+		declined, escalated := false, false
+		for _, e := range activityAll(t, d.Addr(), "", 200) {
+			declined = declined || e.Event == "approval_declined" && strings.Contains(e.Title, "while you were offline")
+			escalated = escalated || e.Event == "work_item_escalated"
+		}
+		return declined && escalated
+	}, "the re-plan declined for want of an owner, and the work item escalated")
+	if _, pending := pendingApprovals(t, d.Addr(), pwaToken); len(pending) != 0 {
+		t.Errorf("approvals %v still pending after the timeout", pending)
+	}
+	d.stop()
+
+	db := filepath.Join(dir, "db")
+	escalated := auditData(t, db, "work_item_escalated")
+	if len(escalated) != 1 || !strings.Contains(escalated[0], "task-hello-revised") || !strings.Contains(escalated[0], "no_owner_connection") {
+		t.Errorf("work_item_escalated entries %v, want the re-plan not approved for want of an owner", escalated)
+	}
+	if n := len(auditData(t, db, "work_item_replanned")); n != 0 {
+		t.Errorf("%d work_item_replanned entries without an approval", n)
+	}
+}

@@ -79,13 +79,30 @@ func TestPlanApprovedRunsAndVerifies(t *testing.T) {
 	mock := newMock(t)
 	scriptPlanner(mock)
 	dir := t.TempDir()
-	d := startTest(t, loadConfig(t, overrides(t, mock, dir)))
+	ov := overrides(t, mock, dir)
+	ov["silas.approval.request_timeout_seconds"] = 120
+	d := startTest(t, loadConfig(t, ov))
 	c := owner(t, d.Addr())
 
+	said := time.Now()
 	id := c.say("please write hello.txt")
 	req := c.next("approval_request")
+	asked := time.Now()
 	if req.str("title") != "Write hello.txt" || !strings.Contains(req.str("body"), "Create the file hello.txt") {
 		t.Fatalf("approval_request %v does not show the plan", req)
+	}
+	// The client titles the work item's statuses by work_item_id and
+	// expires its card at expires_at, the configured request timeout.
+	if req.str("work_item_id") != "task-hello-file" {
+		t.Fatalf("approval_request work_item_id %q, want task-hello-file", req.str("work_item_id"))
+	}
+	expires, err := time.Parse(time.RFC3339, req.str("expires_at"))
+	if err != nil {
+		t.Fatalf("approval_request expires_at %q is not RFC 3339: %v", req.str("expires_at"), err)
+	}
+	if expires.Before(said.Add(120*time.Second)) || expires.After(asked.Add(120*time.Second)) {
+		t.Fatalf("approval_request expires_at %s, want 120 s (the configured timeout) after it was asked, between %s and %s",
+			expires, said.Add(120*time.Second), asked.Add(120*time.Second))
 	}
 	if checks, _ := req["verify"].([]any); len(checks) != 1 {
 		t.Fatalf("approval_request verify = %v, want the plan's one check", req["verify"])

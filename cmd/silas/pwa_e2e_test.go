@@ -50,8 +50,11 @@ var networkPlan = strings.Replace(helloPlan, "expect: { exit_code: 0 }", "expect
 // scriptPWA makes the proxy answer directly, except for messages asking for
 // hello.txt, which go to the planner proposing plan; the executor writes
 // hello.txt.
-func scriptPWA(mock *mockllm.Server, plan string) {
-	mock.HandleReply(func(r *mockllm.RecordedRequest) (mockllm.Reply, bool) {
+func scriptPWA(mock *mockllm.Server, plan string) { mock.HandleReply(pwaReplies(plan)) }
+
+// pwaReplies is scriptPWA's script.
+func pwaReplies(plan string) mockllm.ReplyFunc {
+	return func(r *mockllm.RecordedRequest) (mockllm.Reply, bool) {
 		switch r.Schema {
 		case "RouteDecision":
 			msg := currentMessage(r)
@@ -71,7 +74,7 @@ func scriptPWA(mock *mockllm.Server, plan string) {
 			return mockllm.Reply{ToolCalls: []mockllm.ToolCall{{ID: "call-1", Name: "shell_exec", Arguments: `{"command":"echo hi > hello.txt"}`}}}, true
 		}
 		return mockllm.Reply{}, false
-	})
+	}
 }
 
 // pwa is one headless Chromium tab showing the app.
@@ -436,7 +439,21 @@ func TestPWALayouts(t *testing.T) {
 
 func TestPWAApprovePlanRunsIt(t *testing.T) {
 	mock := newMock(t)
-	scriptPWA(mock, helloPlan)
+	// The executor's first call waits for release, so that the work item's
+	// last statuses arrive after a page reload.
+	release := make(chan struct{})
+	var once sync.Once
+	replies := pwaReplies(helloPlan)
+	mock.HandleReply(func(r *mockllm.RecordedRequest) (mockllm.Reply, bool) {
+		if r.Schema == "ExecutorAgentOutput" {
+			select {
+			case <-release:
+			case <-time.After(time.Minute):
+			}
+		}
+		return replies(r)
+	})
+	defer once.Do(func() { close(release) })
 	d := startPWADaemon(t, mock, t.TempDir(), 0)
 	p := openPWA(t, d.Addr(), 375, 812)
 	p.login()
@@ -467,14 +484,23 @@ func TestPWAApprovePlanRunsIt(t *testing.T) {
 		new MutationObserver(log).observe(document.body, { subtree: true, childList: true, attributes: true }); return true; })()`)
 	p.do("confirm with Enter", chromedp.KeyEvent(kb.Enter))
 
-	p.waitFor("the results card", `!!document.querySelector('.card.kind-post [data-check="hello_exists"] .check-pass')`)
 	p.tab("stream")
-	p.waitFor("the done status row", `!!document.querySelector('.status-row[data-status="done"]')`)
-	if seen := eval[[]string](p, `window.__seen`); strings.Join(seen, ",") != "running,done" {
-		t.Errorf("status row went through %v, want running then done, live", seen)
+	p.waitFor("the running status row", `!!document.querySelector('.status-row[data-status="running"]')`)
+	if seen := eval[[]string](p, `window.__seen`); strings.Join(seen, ",") != "running" {
+		t.Errorf("status row went through %v, want running, live", seen)
 	}
 	if !eval[bool](p, hasText(".status-row", "Write hello.txt")) {
 		t.Error("the status row does not name the plan")
+	}
+	// After a reload the app still titles the work item's statuses with its
+	// plan, by the approval_request's work_item_id.
+	p.do("reload the page", chromedp.Reload())
+	p.waitFor("the app reconnected after the reload", `document.querySelector('#conn').dataset.state === 'online'`)
+	once.Do(func() { close(release) })
+	p.waitFor("the results card", `!!document.querySelector('.card.kind-post [data-check="hello_exists"] .check-pass')`)
+	p.waitFor("the done status row", `!!document.querySelector('.status-row[data-status="done"]')`)
+	if got := eval[string](p, `document.querySelector('.status-row[data-status="done"] .status-title').textContent`); got != "Write hello.txt" {
+		t.Errorf("after a reload the status row is titled %q, want the plan's title", got)
 	}
 	if n := len(executorCalls(mock)); n != 2 {
 		t.Errorf("%d executor calls, want 2", n)
@@ -620,11 +646,43 @@ func TestPWAReconnectsAfterRestart(t *testing.T) {
 	p.waitFor("an empty review", `!document.querySelector('.review-root .card')`)
 }
 
-// Spec 8.1, 0.5.5: with silas.approval.request_timeout_seconds short, a
-// plan card the owner answers after the server timed the request out shows
-// expired, and nothing runs. The server's timeout is observed (the plan's
-// answer in the stream, the request gone from GET /approvals/pending)
-// before the answer is sent.
+// Spec 8.1, 0.5.5: a plan card expires at the approval_request's
+// expires_at, the server's configured request timeout, by itself: with
+// silas.approval.request_timeout_seconds at 3 the card shows expired
+// seconds after it arrived, not after a fixed client-side 300 s.
+func TestPWAPlanCardExpiresWithTheServer(t *testing.T) {
+	mock := newMock(t)
+	scriptPWA(mock, helloPlan)
+	ov := overrides(t, mock, t.TempDir())
+	ov["silas.approval.request_timeout_seconds"] = 3
+	d := startTest(t, loadConfig(t, ov))
+	p := openPWA(t, d.Addr(), 375, 812)
+	p.login()
+
+	p.say("please write hello.txt")
+	p.tab("review")
+	p.waitFor("the plan card", `document.querySelector('.review-root > .card.kind-plan')?.dataset.state === 'pending'`)
+	expiry := eval[[]float64](p, `(() => { const c = JSON.parse(localStorage.getItem('silas.cards')).find((x) => x.kind === 'plan');
+		return [c.expiresAt - c.receivedAt, Date.parse(c.ev.expires_at) - c.expiresAt]; })()`)
+	if len(expiry) != 2 || expiry[0] <= 0 || expiry[0] > 3000 || expiry[1] != 0 {
+		t.Fatalf("the card expires %v ms after it arrived and %v ms before the event's expires_at; want within the server's 3 s, at expires_at", expiry[0], expiry[1])
+	}
+	p.waitFor("the card expired by itself", hasText(".card.expired .expired-note", "Time ran out"))
+	if !eval[bool](p, `document.querySelector('#review-badge').hidden`) || eval[int](p, `document.querySelectorAll('.card.expired .ctas button').length`) != 1 {
+		t.Error("the expired card still counts as a pending decision, or offers more than Dismiss")
+	}
+	p.tab("stream")
+	p.waitFor("the plan declined for want of an answer", hasText(".msg-silas", "treated as declined and nothing was run"))
+	if n := len(executorCalls(mock)); n != 0 {
+		t.Errorf("a timed-out approval made %d executor calls", n)
+	}
+}
+
+// Spec 8.1, 0.5.5: on a device whose clock runs behind the server's, a plan
+// card can still look answerable after the server timed the request out;
+// answered, it shows expired, and nothing runs. The server's timeout is
+// observed (the plan's answer in the stream, the request gone from
+// GET /approvals/pending) before the answer is sent.
 func TestPWAApprovalAnsweredAfterTimeoutExpires(t *testing.T) {
 	mock := newMock(t)
 	scriptPWA(mock, helloPlan)
@@ -633,6 +691,7 @@ func TestPWAApprovalAnsweredAfterTimeoutExpires(t *testing.T) {
 	d := startTest(t, loadConfig(t, ov))
 	p := openPWA(t, d.Addr(), 375, 812)
 	p.login()
+	eval[bool](p, `(() => { const real = Date.now; Date.now = () => real() - 10 * 60 * 1000; return true; })()`)
 
 	p.say("please write hello.txt")
 	p.waitFor("the plan declined for want of an answer", hasText(".msg-silas", "treated as declined and nothing was run"))

@@ -26,7 +26,7 @@ function toast(text) {
 }
 
 const review = new Review({ root: $('#review-root'), badge: $('#review-badge'), conn: null, token: () => store.token(), toast });
-const stream = new Stream({ list: $('#stream-list'), titleOf: (id) => review.workPlans[id]?.title });
+const stream = new Stream({ list: $('#stream-list'), titleOf: (id) => review.planOf(id)?.title });
 const activity = new Activity({
   list: $('#activity-list'), more: $('#activity-more'), status: $('#activity-status'), metrics: $('#metrics'),
   token: () => store.token(), fatigue: review.fatigue,

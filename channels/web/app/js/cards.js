@@ -10,7 +10,9 @@ import { render, plain } from './markdown.js';
 
 /** Server event types that become cards, and the frame that answers each. */
 export const CARD_EVENTS = {
-  approval_request: { kind: 'plan', answer: 'approval_response', timeoutS: 300 },
+  // A plan card expires at the server's expires_at (its configured
+  // request timeout), not at a guess of it.
+  approval_request: { kind: 'plan', answer: 'approval_response' },
   gate_approval: { kind: 'gate', answer: 'gate_response', timeoutS: 120 },
   checkpoint: { kind: 'checkpoint', answer: 'checkpoint' },
   batch_review: { kind: 'batch', answer: 'batch_review_response' },
@@ -63,11 +65,12 @@ export function fromEvent(ev, now = Date.now()) {
   const id = ev.request_id || ev.ref_id || ev.request?.ref_id;
   if (!id) return null;
   if (ev.type === 'connection_setup_step' && !['device_code', 'browser_redirect', 'completion', 'failure'].includes(ev.step_type)) return null;
+  const serverExpiry = ev.expires_at ? Date.parse(ev.expires_at) || null : null;
   return {
     id, kind: spec.kind, answerType: spec.answer, ev,
     risk: riskOf(spec.kind, ev),
     receivedAt: now,
-    expiresAt: spec.timeoutS ? now + spec.timeoutS * 1000 : (ev.expires_at ? Date.parse(ev.expires_at) || null : null),
+    expiresAt: serverExpiry ?? (spec.timeoutS ? now + spec.timeoutS * 1000 : null),
     state: 'pending',
   };
 }

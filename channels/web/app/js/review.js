@@ -26,8 +26,9 @@ export class Review {
     this.toast = toast;
     this.cards = store.cards();
     this.answered = []; // {card, at}
-    this.plans = []; // approved plans waiting for their work item
-    this.workPlans = {}; // work_item_id -> plan event
+    // work_item_id -> {title, verify, failures}: the plan each work item
+    // runs, named by the approval_request's work_item_id.
+    this.workPlans = new Map(store.plans());
     this.fatigue = new Fatigue((metrics) => fetch('/ux/metrics', {
       method: 'POST', cache: 'no-store', body: JSON.stringify({ metrics }),
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token()}` },
@@ -53,6 +54,7 @@ export class Review {
     }
     const card = fromEvent(ev);
     if (!card) return false;
+    if (ev.type === 'approval_request') this.rememberPlan(ev);
     const known = this.cards.find((c) => c.id === card.id);
     if (known) {
       // The server re-sends a pending request after a reconnect: it is
@@ -67,20 +69,29 @@ export class Review {
     return true;
   }
 
+  /** planOf returns the plan work item id runs, if the owner was asked about it. */
+  planOf(id) { return this.workPlans.get(id); }
+
+  // rememberPlan records the plan an approval_request asks about; a plan
+  // asked again under the same id starts without the old run's failures.
+  rememberPlan(ev) {
+    if (!ev.work_item_id) return;
+    this.workPlans.delete(ev.work_item_id);
+    this.workPlans.set(ev.work_item_id, { title: ev.title, verify: ev.verify || [], failures: [] });
+    this.savePlans();
+  }
+
+  savePlans() { store.setPlans([...this.workPlans]); }
+
   onStatus(ev) {
-    let plan = this.workPlans[ev.work_item_id];
-    if (!plan && this.plans.length) {
-      // The first status of a new work item belongs to the oldest plan
-      // approved and not yet seen running.
-      plan = this.plans.shift();
-      this.workPlans[ev.work_item_id] = plan;
-    }
-    if (ev.status === 'verification_failed') {
-      (plan ? (plan.failures ||= []) : []).push(ev.detail || '');
+    const plan = this.planOf(ev.work_item_id);
+    if (ev.status === 'verification_failed' && plan) {
+      (plan.failures ||= []).push(ev.detail || '');
+      this.savePlans();
     }
     // "stuck" is not an end: the work item resumes when Silas starts again.
     if (['done', 'failed', 'blocked'].includes(ev.status)) {
-      const card = postExecution({ ...ev, failures: ev.status === 'done' ? [] : plan?.failures || [ev.detail || ''] }, plan);
+      const card = postExecution({ ...ev, failures: ev.status === 'done' ? [] : plan?.failures?.length ? plan.failures : [ev.detail || ''] }, plan);
       this.cards = this.cards.filter((c) => c.id !== card.id);
       this.cards.push(card);
       this.save();
@@ -140,7 +151,6 @@ export class Review {
     if (i < 0) i = this.answered.findLastIndex((a) => a.card.answerType === ev.request_type);
     if (i < 0) return;
     const [{ card }] = this.answered.splice(i, 1);
-    this.plans = this.plans.filter((p) => p.request_id !== card.id);
     card.state = 'expired';
     card.note = ev.code === 'not_supported'
       ? 'This server cannot take this answer yet, so it was not applied and nothing ran.'
@@ -300,7 +310,6 @@ export class Review {
     const verdict = answer.verdict || answer.selected_value || answer.selected_action || answer.action;
     this.fatigue.record(card, performance.now() - (this.shownAt.get(card.id) ?? performance.now()),
       { declined: c.tone === 'decline', freetext: !!answer.freetext, undo: !!c.undo, verdict });
-    if (card.kind === 'plan' && answer.verdict === 'approved') this.plans.push({ ...card.ev });
     this.finish(card, c.label, true);
   }
 
@@ -321,7 +330,7 @@ export class Review {
   dismiss(card) { this.finish(card, null); }
 
   /** clearAll forgets the queue (on logout). */
-  clearAll() { this.cards = []; this.save(); this.render(); }
+  clearAll() { this.cards = []; this.workPlans.clear(); this.save(); this.render(); }
 }
 
 function riskBadge(card) {

@@ -38,6 +38,12 @@ export const store = {
   cards: () => read('cards', []),
   setCards: (cards) => write('cards', cards),
 
+  // work_item_id -> {title, verify, failures} of the plans the owner was
+  // asked about, so that status rows and results cards keep the plan's
+  // title after a reload. Only the most recent are kept.
+  plans: () => read('plans', []),
+  setPlans: (plans) => write('plans', plans.slice(-50)),
+
   decisions: () => read('decisions', []),
   setDecisions: (d) => write('decisions', d.slice(-200)),
 
@@ -45,6 +51,6 @@ export const store = {
 
   /** clearSession forgets everything tied to the owner's session. */
   clearSession() {
-    for (const k of ['token', 'outbox', 'stream', 'cards', 'decisions']) localStorage.removeItem(PREFIX + k);
+    for (const k of ['token', 'outbox', 'stream', 'cards', 'plans', 'decisions']) localStorage.removeItem(PREFIX + k);
   },
 };
