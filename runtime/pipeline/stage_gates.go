@@ -383,27 +383,15 @@ func (t *Turn) rephraseCall(e *Env, instruction, gate, reason string) *ModelCall
 		return &ModelCall{
 			Role: AgentPlanner, Schema: "AgentResponse",
 			System: e.PlannerInstructions + e.Window.System(), Prompt: e.Window.Render() + feedback,
-			Decode: func(content string) (any, error) {
-				var ar messages.AgentResponse
-				if err := strictUnmarshal(content, &ar); err != nil {
-					return nil, err
-				}
-				if err := ar.Validate(); err != nil {
-					return nil, err
-				}
-				return &ar, nil
-			},
+			Decode: decodeAgentResponse,
 		}
 	}
 	return &ModelCall{
 		Role: AgentProxy, Schema: "RouteDecision",
 		System: e.ProxyInstructions + e.Window.System(), Prompt: e.Window.Render() + feedback,
 		Decode: func(content string) (any, error) {
-			var rd messages.RouteDecision
-			if err := strictUnmarshal(content, &rd); err != nil {
-				return nil, err
-			}
-			if err := rd.Validate(e.Profiles); err != nil {
+			rd, err := decodeRoute(content, e)
+			if err != nil {
 				return nil, err
 			}
 			if rd.Response == nil {

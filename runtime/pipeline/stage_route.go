@@ -32,16 +32,37 @@ func runRoute(t *Turn, e *Env) Effect {
 		System: e.ProxyInstructions + e.Window.System(),
 		Prompt: e.Window.Render(),
 		Decode: func(content string) (any, error) {
-			var rd messages.RouteDecision
-			if err := strictUnmarshal(content, &rd); err != nil {
+			rd, err := decodeRoute(content, e)
+			if err != nil {
 				return nil, err
 			}
-			if err := rd.Validate(e.Profiles); err != nil {
-				return nil, err
-			}
-			return &rd, nil
+			return rd, nil
 		},
 	}}
+}
+
+// decodeRoute decodes and validates the proxy's RouteDecision.
+func decodeRoute(content string, e *Env) (*messages.RouteDecision, error) {
+	var rd messages.RouteDecision
+	if err := strictUnmarshal(content, &rd); err != nil {
+		return nil, err
+	}
+	if err := rd.Validate(e.Profiles); err != nil {
+		return nil, err
+	}
+	return &rd, nil
+}
+
+// decodeAgentResponse decodes and validates the planner's AgentResponse.
+func decodeAgentResponse(content string) (any, error) {
+	var ar messages.AgentResponse
+	if err := strictUnmarshal(content, &ar); err != nil {
+		return nil, err
+	}
+	if err := ar.Validate(); err != nil {
+		return nil, err
+	}
+	return &ar, nil
 }
 
 func resumeRoute(t *Turn, e *Env, r Result) Effect {
@@ -76,16 +97,7 @@ func (t *Turn) routed(e *Env, r Result) Effect {
 		Schema: "AgentResponse",
 		System: e.PlannerInstructions + e.Window.System(),
 		Prompt: e.Window.Render(),
-		Decode: func(content string) (any, error) {
-			var ar messages.AgentResponse
-			if err := strictUnmarshal(content, &ar); err != nil {
-				return nil, err
-			}
-			if err := ar.Validate(); err != nil {
-				return nil, err
-			}
-			return &ar, nil
-		},
+		Decode: decodeAgentResponse,
 	}}
 }
 
