@@ -147,13 +147,8 @@ func (s *toolStep) beforeCall(ctx context.Context, tool string, env *messages.Ex
 	d := s.runner.Policy(ctx, gates.Check{Gates: s.set, Trigger: trigger,
 		Context: gates.ToolCallContext(tool, env.Args, ""), Budget: gates.NewEvalBudget(s.maxEvals)})
 	s.emit(d.AuditEvents(s.scope, trigger, "", s.now()))
-	switch d.Action {
-	case messages.GateBlock:
-		ev, _ := d.BlockedBy()
-		return ev.Gate, ev.Result.Reason
-	case messages.GateRequireApproval:
-		ev := d.Evaluations[d.Approvals[0]]
-		return ev.Gate, "it needs an approval, which cannot be asked for during an attempt"
+	if gate, why, stop := stopsAttempt(d); stop {
+		return gate, why
 	}
 	if args, ok := d.Context[gates.KeyToolArgs].(map[string]any); ok {
 		env.Args = args
@@ -174,17 +169,27 @@ func (s *toolStep) afterStep(ctx context.Context, step int, res *messages.Execut
 	d := s.runner.Policy(ctx, gates.Check{Gates: s.set, Trigger: trigger, Step: step,
 		Context: gates.StepContext(step, res.ModelView().ReturnValue, ""), Budget: gates.NewEvalBudget(s.maxEvals)})
 	s.emit(d.AuditEvents(s.scope, trigger, "", s.now()))
-	switch d.Action {
-	case messages.GateBlock:
-		ev, _ := d.BlockedBy()
-		return ev.Gate, ev.Result.Reason
-	case messages.GateRequireApproval:
-		ev := d.Evaluations[d.Approvals[0]]
-		return ev.Gate, "it needs an approval, which cannot be asked for during an attempt"
+	if gate, why, stop := stopsAttempt(d); stop {
+		return gate, why
 	}
 	q := s.runner.Quality(ctx, gates.Check{Gates: s.set, Trigger: trigger, Step: step, Context: d.Context, Budget: d.Budget})
 	s.emit(q.AuditEvents(s.scope, trigger, s.now()))
 	return "", ""
+}
+
+// stopsAttempt names the gate of a policy decision that stops a tool call
+// or step, and why: a block, or a required approval, which cannot be asked
+// for during an attempt. stop is false when the decision lets the work go on.
+func stopsAttempt(d gates.PolicyDecision) (gate, why string, stop bool) {
+	switch d.Action {
+	case messages.GateBlock:
+		ev, _ := d.BlockedBy()
+		return ev.Gate, ev.Result.Reason, true
+	case messages.GateRequireApproval:
+		ev := d.Evaluations[d.Approvals[0]]
+		return ev.Gate, "it needs an approval, which cannot be asked for during an attempt", true
+	}
+	return "", "", false
 }
 
 func (s *toolStep) emit(evs []messages.AuditEvent) {
