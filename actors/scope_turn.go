@@ -224,6 +224,10 @@ func (s *Scope) turnCommit(r *run) persistence.TurnCommit {
 	snap, _ := json.Marshal(snapshot{Turn: t.Number, Access: s.accessState()})
 	delivered := s.delivered
 	s.delivered = nil
+	if s.deliveredTimer != nil && s.deliveredTimer.Stop() {
+		// The commit carries them: the timer has nothing left to write.
+		s.deliveredTimer = nil
+	}
 	r.answer = persistence.OutboxRecord{ID: t.ID, Scope: s.id, ReplyTo: t.In.MessageID, Payload: payload, CreatedAt: t.Now}
 	tc := persistence.TurnCommit{
 		Scope: s.id, MessageID: t.In.MessageID, Consumer: consumerTurns,
