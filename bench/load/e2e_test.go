@@ -29,7 +29,7 @@ func buildBinaries(t *testing.T) Options {
 // real binaries: the driver's plumbing, not the daemon's speed.
 func TestScenariosAgainstTheDaemon(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs silas")
+		t.Skip("-short: this test builds and runs the silas and mockllm binaries")
 	}
 	o := buildBinaries(t)
 	var progressed int
