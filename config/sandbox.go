@@ -2,12 +2,20 @@ package config
 
 // Sandbox configures the execution sandbox.
 type Sandbox struct {
-	// Backend is "subprocess" (Linux namespaces, rlimits) or "docker".
-	// Default "subprocess".
+	// Backend chooses the sandbox that runs agent tools, verification checks
+	// and script gates: "auto" (the strongest isolating backend that works
+	// on this host, probed at start), "namespaces" (built in: user, mount,
+	// PID, network, IPC and UTS namespaces, seccomp, limits), "bwrap"
+	// (bubblewrap, where installed; "bubblewrap" is the same) or
+	// "subprocess" (no filesystem isolation; needs allow_unisolated).
+	// There is no docker backend. Default "auto".
 	Backend string `koanf:"backend"`
-	// BaseImage is the container image of the docker backend.
-	// Default "python:3.12-slim".
-	BaseImage string `koanf:"base_image"`
+	// AllowUnisolated lets the subprocess backend run agent code although it
+	// does not isolate the filesystem: the agent can read everything the
+	// daemon's user can, the data dir and keys included. Only for hosts
+	// where no isolating backend works and the owner accepts that. With it
+	// off, a host without isolation blocks work items instead. Default false.
+	AllowUnisolated bool `koanf:"allow_unisolated"`
 	// DefaultMemoryMB is the memory limit of one execution. Default 512.
 	DefaultMemoryMB int `koanf:"default_memory_mb"`
 	// DefaultCPUSeconds is the CPU time limit of one execution. Default 60.

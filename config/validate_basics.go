@@ -52,9 +52,17 @@ func (c *Config) validateBasics(p *problems) {
 	p.atLeast("backpressure.shutdown_grace_seconds", b.ShutdownGraceSeconds, 0)
 
 	sb := c.Sandbox
-	p.oneOf("sandbox.backend", sb.Backend, "subprocess", "docker")
-	if sb.Backend == "docker" {
-		p.required("sandbox.base_image", sb.BaseImage, `the docker backend needs an image, e.g. "python:3.12-slim"`)
+	switch sb.Backend {
+	case "auto", "namespaces", "bwrap", "bubblewrap":
+	case "subprocess":
+		if !sb.AllowUnisolated {
+			p.add("sandbox.backend", `"subprocess" does not isolate the filesystem (agent code could read the data dir and keys); `+
+				`use "auto", or set silas.sandbox.allow_unisolated: true to accept that`)
+		}
+	case "docker":
+		p.add("sandbox.backend", `there is no docker backend; use "auto" (the built-in namespaces sandbox, or bubblewrap)`)
+	default:
+		p.add("sandbox.backend", `must be one of auto, namespaces, bwrap, subprocess; got %q`, sb.Backend)
 	}
 	p.atLeast("sandbox.default_memory_mb", sb.DefaultMemoryMB, 1)
 	p.atLeast("sandbox.default_cpu_seconds", sb.DefaultCPUSeconds, 1)

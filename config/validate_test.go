@@ -92,7 +92,9 @@ func TestValidateRules(t *testing.T) {
 			}
 			c.Sandbox.CustomerContextDir = filepath.Join(c.DataDir, "link", "cc")
 		}, []string{"silas.sandbox.customer_context_dir", "must be inside silas.data_dir"}},
-		{"bad backend", func(t *testing.T, c *Config) { c.Sandbox.Backend = "chroot" }, []string{"silas.sandbox.backend", "subprocess, docker"}},
+		{"bad backend", func(t *testing.T, c *Config) { c.Sandbox.Backend = "chroot" }, []string{"silas.sandbox.backend", "auto, namespaces, bwrap, subprocess", `"chroot"`}},
+		{"docker backend", func(t *testing.T, c *Config) { c.Sandbox.Backend = "docker" }, []string{"silas.sandbox.backend", "no docker backend"}},
+		{"subprocess without allow_unisolated", func(t *testing.T, c *Config) { c.Sandbox.Backend = "subprocess" }, []string{"silas.sandbox.backend", "allow_unisolated: true"}},
 
 		// context
 		{"profile share above 1", func(t *testing.T, c *Config) {

@@ -90,6 +90,10 @@ func TestConfigErrorsRefuseToStart(t *testing.T) {
 		{"public host without token", "silas:\n  channels:\n    web:\n      host: 0.0.0.0\n", "auth_token"},
 		{"profile over 0.80", "silas:\n  context:\n    profiles:\n      coding: { chronicle_pct: 0.5, memory_pct: 0.2, workspace_pct: 0.2 }\n", "silas.context.profiles.coding"},
 		{"unknown key", "silas:\n  channels:\n    web:\n      prot: 9000\n", "silas.channels.web.port"},
+		{"docker backend", "silas:\n  sandbox:\n    backend: docker\n", "silas.sandbox.backend"},
+		{"unknown backend", "silas:\n  sandbox:\n    backend: jail\n", "silas.sandbox.backend"},
+		{"subprocess without opt-in", "silas:\n  sandbox:\n    backend: subprocess\n", "silas.sandbox.allow_unisolated"},
+		{"docker image", "silas:\n  sandbox:\n    base_image: python:3.12-slim\n", "silas.sandbox.base_image"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -104,6 +108,40 @@ func TestConfigErrorsRefuseToStart(t *testing.T) {
 			}
 			if !strings.Contains(err.Error()+out, tt.want) {
 				t.Fatalf("error does not name %q:\n%v\n%s", tt.want, err, out)
+			}
+		})
+	}
+}
+
+// TestReadableDataDirRefusesToStart: a data dir or keys dir that other users
+// can read stops the daemon before it opens anything, naming the path and
+// the chmod that fixes it.
+func TestReadableDataDirRefusesToStart(t *testing.T) {
+	tests := []struct {
+		name  string
+		chmod func(dataDir string) string // returns the path it opened up
+	}{
+		{"world-readable data dir", func(d string) string { return d }},
+		{"world-readable keys dir", func(d string) string { return filepath.Join(d, "keys") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			if out, err := runCLI(t, "init", "--data-dir", dir); err != nil {
+				t.Fatalf("init: %v\n%s", err, out)
+			}
+			opened := tt.chmod(dir)
+			if err := os.Chmod(opened, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out, err := runCLI(t, "serve", "--data-dir", dir, "--port", "0")
+			if err == nil {
+				t.Fatal("serve started with a readable " + opened)
+			}
+			for _, want := range []string{opened, "chmod 700"} {
+				if !strings.Contains(err.Error()+out, want) {
+					t.Fatalf("error does not name %q:\n%v\n%s", want, err, out)
+				}
 			}
 		})
 	}

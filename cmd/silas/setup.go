@@ -43,6 +43,9 @@ func install(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*inst
 			return nil, fmt.Errorf("create %s: %w (check that the parent directory is writable)", dir, err)
 		}
 	}
+	if err := checkPrivate(cfg.DataDir, "silas.data_dir"); err != nil {
+		return nil, err
+	}
 	ks, err := keys.NewFileKeystore(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("open keystore: %w", err)
@@ -76,6 +79,22 @@ func install(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*inst
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	return in, nil
+}
+
+// checkPrivate refuses a directory that users other than its owner can
+// list or enter: the data dir holds the owner key, the web token and every
+// conversation, and a sandboxed process running as another uid must find
+// nothing there.
+func checkPrivate(dir, key string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s: %w: %s has mode %04o, so other users can read it; run `chmod 700 %s` and start again",
+			key, keys.ErrInsecurePermissions, dir, perm, dir)
+	}
+	return nil
 }
 
 // secret returns the keystore entry name, creating 32 random bytes the first
