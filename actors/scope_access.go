@@ -21,13 +21,14 @@ var coreTools = []string{pipeline.ToolMemorySearch}
 
 // ReadGoal reads and parses the goal file of config active_goal. A goal
 // defines the chatbot lane: its access_levels decide the tools customers
-// get and its gates join every customer turn's active gate set.
+// get and its gates join every customer turn's active gate set. The owner
+// wrote it, so its gates may run host commands (plan.ParseOwner).
 func ReadGoal(path string) (*messages.WorkItem, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("active_goal: %w", err)
 	}
-	w, err := plan.Parse(string(b))
+	w, err := plan.ParseOwner(string(b))
 	if err != nil {
 		return nil, fmt.Errorf("active_goal %s: %w", path, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/silas-ai/silas/runtime/approval"
 	"github.com/silas-ai/silas/runtime/contextmgr"
 	"github.com/silas-ai/silas/runtime/pipeline"
+	"github.com/silas-ai/silas/runtime/plan"
 )
 
 // standingTokenTTL is how long a goal's standing approval lasts; the
@@ -114,7 +115,7 @@ func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
 	p.cancel = scheduler.NewTimerScheduler(c).SendOnce(timeout, c.Self(), &approvalExpired{requestID: p.requestID})
 	p.event = &messages.ApprovalRequestEvent{
 		Type: messages.EventApprovalRequest, RequestID: p.requestID, WorkItemID: w.ID, Title: w.Title, Body: w.Body,
-		Budget: w.Budget, Verify: w.Verify, ExpiresAt: p.expiresAt.UTC(),
+		Budget: w.Budget, Verify: w.Verify, ExpiresAt: p.expiresAt.UTC(), Plan: plan.Card(w),
 	}
 	if p.standing {
 		p.event.Title = "Standing approval: " + w.Title

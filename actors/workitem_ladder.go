@@ -365,6 +365,9 @@ func (a *WorkItem) onReplanReady(c actor.Context, m *replanReady) {
 	}
 	a.used.Tokens += m.used.Tokens
 	a.used.CostUSD += m.used.CostUSD
+	if errors.Is(m.err, plan.ErrOwnerOnlyGate) {
+		a.audit("plan_refused", map[string]any{"reason": "owner_only_gate", "origin": plan.OriginModel.String(), "error": m.err.Error()})
+	}
 	if m.err != nil {
 		a.audit("replan_failed", map[string]any{"error": m.err.Error()})
 		a.escalate(c, a.exhaustedDetail(a.attemptLimits())+"; re-plan failed: "+m.err.Error())

@@ -14,6 +14,10 @@ const (
 // that a client can title its work_item_status events; ExpiresAt is when
 // the server declines the request unanswered
 // (silas.approval.request_timeout_seconds).
+//
+// Title, Body, Budget and Verify are the fields of spec 8.1, kept for
+// clients that read only them; Plan carries every field the approval token
+// signs, which a card must show before the owner can approve.
 type ApprovalRequestEvent struct {
 	Type       string              `json:"type"`
 	RequestID  string              `json:"request_id"`
@@ -23,6 +27,7 @@ type ApprovalRequestEvent struct {
 	Budget     Budget              `json:"budget"`
 	Verify     []VerificationCheck `json:"verify"`
 	ExpiresAt  time.Time           `json:"expires_at"`
+	Plan       PlanCard            `json:"plan"`
 }
 
 // WorkItemStatusEvent reports a work item's progress (server event

@@ -2,7 +2,8 @@
 // a development and debugging tool that speaks the web channel's WebSocket
 // protocol (spec 8.1) to a running `silas serve`, reading chat lines from
 // standard input and printing answers; approval requests are answered with
-// a y/N prompt.
+// a y/N prompt under the plan's card, which shows every field the approval
+// token signs (plancard.go).
 //
 // The conversation runs in lockstep: after sending a line, the client reads
 // the next one only once the server has answered (a "message" or "error"

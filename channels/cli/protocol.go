@@ -1,6 +1,10 @@
 package cli
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/silas-ai/silas/messages"
+)
 
 // Client → server frames (spec 8.1).
 
@@ -47,6 +51,9 @@ type event struct {
 	Body      string          `json:"body"`
 	Budget    json.RawMessage `json:"budget"`
 	Verify    json.RawMessage `json:"verify"`
+	// Plan is every field the approval token signs; nil from a server
+	// that sends only the fields of spec 8.1.
+	Plan *messages.PlanCard `json:"plan"`
 }
 
 // isCard reports whether t is an interactive server event the CLI cannot

@@ -122,17 +122,27 @@ func (s *session) settle(replyTo string) {
 	}
 }
 
+// prompt shows an approval request and asks for the verdict. With a plan
+// card it shows every field the approval token signs, not only the
+// summary fields of spec 8.1.
 func (s *session) prompt(ev event) {
 	out := s.opts.Out
-	fmt.Fprintf(out, "approval requested: %s\n", ev.Title)
+	fmt.Fprintf(out, "approval requested: %s\n", printable(ev.Title))
+	if ev.Plan != nil {
+		writePlanCard(out, ev.Plan, "  ")
+		fmt.Fprint(out, "approve? [y/N] ")
+		return
+	}
 	if ev.Body != "" {
-		fmt.Fprintf(out, "%s\n", ev.Body)
+		for _, l := range strings.Split(ev.Body, "\n") {
+			fmt.Fprintf(out, "%s\n", printable(l))
+		}
 	}
 	if len(ev.Budget) > 0 && string(ev.Budget) != "null" {
-		fmt.Fprintf(out, "budget: %s\n", ev.Budget)
+		fmt.Fprintf(out, "budget: %s\n", printable(string(ev.Budget)))
 	}
 	if len(ev.Verify) > 0 && string(ev.Verify) != "null" {
-		fmt.Fprintf(out, "verify: %s\n", ev.Verify)
+		fmt.Fprintf(out, "verify: %s\n", printable(string(ev.Verify)))
 	}
 	fmt.Fprint(out, "approve? [y/N] ")
 }

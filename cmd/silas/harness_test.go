@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -39,6 +42,11 @@ func newMock(t *testing.T) *mockllm.Server {
 // overrides are the config keys every test sets: a private data dir, a free
 // port, the mock as the model provider.
 func overrides(t *testing.T, mock *mockllm.Server, dataDir string) map[string]any {
+	// t.TempDir makes 0755 directories; the daemon refuses a data dir that
+	// other users can read.
+	if err := os.Chmod(dataDir, 0o700); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
 	return map[string]any{
 		"silas.data_dir":                         dataDir,
 		"silas.sandbox.verify_dir":               filepath.Join(dataDir, "verify"),

@@ -1142,3 +1142,74 @@ func TestPWAActivityShowsSinceLastVisitFirst(t *testing.T) {
 		t.Errorf("activity items %v around the visit at %v: want the entries since the visit first, one turn each side", items, visit.VisitedAt)
 	}
 }
+
+// The plan card shows every field the approval token signs, each in its
+// own row, and for a project each task with its own fields.
+func TestPWAPlanCardShowsEverySignedField(t *testing.T) {
+	// rows reads the visible text of each field row under root.
+	rows := func(p *pwa, root string) map[string]string {
+		return eval[map[string]string](p, fmt.Sprintf(`(() => { const out = {};
+			for (const r of document.querySelectorAll(%s)) out[r.dataset.field] = r.getClientRects().length > 0 ? r.innerText : '';
+			return out; })()`, js(root+" > .plan-fields > .plan-field")))
+	}
+	check := func(t *testing.T, where string, got map[string]string, markers map[string][]string) {
+		t.Helper()
+		for field, wants := range markers {
+			row, ok := got[field]
+			if !ok {
+				t.Errorf("%s: the card has no row for %s (rows: %v)", where, field, got)
+				continue
+			}
+			for _, want := range wants {
+				if !strings.Contains(row, want) {
+					t.Errorf("%s: the %s row %q does not show %q", where, field, row, want)
+				}
+			}
+		}
+	}
+	t.Run("every field", func(t *testing.T) {
+		markers := planMarkers(t, everyFieldPlan)
+		mock := newMock(t)
+		scriptPWA(mock, everyFieldPlan)
+		d := startPWADaemon(t, mock, t.TempDir(), 0)
+		p := openPWA(t, d.Addr(), 1440, 900)
+		p.login()
+		p.say("please watch hello.txt")
+		// The check has network access, so the card is high risk and its
+		// details are open.
+		p.waitFor("the plan card", `document.querySelector('.review-root > .card.kind-plan')?.dataset.risk === 'high'`)
+		p.waitFor("the signed fields shown", `!!document.querySelector('.review-root > .card.kind-plan .details[open] .plan-fields')`)
+		got := rows(p, card("plan")+" .details-body")
+		check(t, "plan card", got, markers)
+		if !strings.Contains(got["verify"], "yes") {
+			t.Errorf("the verify row %q does not say the check has network access", got["verify"])
+		}
+		if !eval[bool](p, hasText(card("plan")+" .affected", "network access")) || !eval[bool](p, hasText(card("plan")+" .affected", "1 gate")) {
+			t.Error("the card's summary does not mention the plan's gate and network access")
+		}
+		p.do("decline", chromedp.Click(chromedp.CSS(card("plan")+" .btn-decline")))
+		p.waitFor("an empty review", `!document.querySelector('.review-root .card')`)
+	})
+	t.Run("project", func(t *testing.T) {
+		mock := newMock(t)
+		scriptPWA(mock, projectPlan)
+		d := startPWADaemon(t, mock, t.TempDir(), 0)
+		p := openPWA(t, d.Addr(), 1440, 900)
+		p.login()
+		p.say("please build hello.txt pages")
+		p.waitFor("the plan card", hasText(card("plan")+" .intent", "Build two pages"))
+		if !eval[bool](p, `document.querySelector('.review-root > .card.kind-plan details').open`) {
+			p.do("open the details", chromedp.Click(chromedp.CSS(card("plan")+" details > summary")))
+		}
+		p.waitFor("the task sections", `document.querySelectorAll('.review-root > .card.kind-plan .plan-task').length === 2`)
+		if got := eval[[]string](p, `[...document.querySelectorAll('.review-root > .card.kind-plan .plan-task')].map((s) => s.dataset.task)`); strings.Join(got, ",") != "task-page-a,task-page-b" {
+			t.Errorf("task sections %v, want task-page-a then task-page-b", got)
+		}
+		for task, markers := range projectTaskMarkers {
+			check(t, task, rows(p, card("plan")+` .plan-task[data-task="`+task+`"]`), markers)
+		}
+		if !eval[bool](p, hasText(card("plan")+" .affected", "2 tasks")) {
+			t.Error("the card's summary does not count the project's tasks")
+		}
+	})
+}

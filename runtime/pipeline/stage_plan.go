@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,6 +19,7 @@ const (
 	PlanShutdownText   = "Silas shut down while the plan %q waited for approval, so nothing was run. Ask again once it is back."
 	PlanNotRunText     = "The plan %q was not run: %s."
 	PlanFailedText     = "The plan %q was approved, but it could not be started (%s), so nothing was run. Please try again."
+	PlanRefusedText    = "I refused the plan, so nothing was asked or run: %s. Ask me for a plan without such a gate, or add the check yourself."
 )
 
 // runPlanFlow handles a plan proposed by the planner (spec 5.1 step 12): it
@@ -36,6 +38,13 @@ func runPlanFlow(t *Turn, e *Env) Effect {
 		return next
 	}
 	w, err := plan.Parse(*r.PlanAction.PlanMarkdown)
+	if errors.Is(err, plan.ErrOwnerOnlyGate) {
+		// A gate that runs a host command is the owner's to configure: the
+		// plan is refused, not sent back as a mistake to fix in place.
+		t.audit("plan_refused", map[string]any{"reason": "owner_only_gate", "origin": plan.OriginModel.String(), "error": err.Error()})
+		r.Message = joinText(r.Message, fmt.Sprintf(PlanRefusedText, err.Error()))
+		return next
+	}
 	if err != nil {
 		t.audit("plan_invalid", map[string]any{"error": err.Error()})
 		r.Message = joinText(r.Message, "The plan could not be used because it is malformed: "+err.Error()+

@@ -28,6 +28,15 @@
 // Absent fields take the spec's defaults; the result passes
 // WorkItem.Validate and has a computable plan hash.
 //
+// Who wrote a plan decides what it may declare (see origin.go): Parse and
+// ParseWithParent read the planner model's plans and refuse every gate that
+// runs a host command (provider script or custom, type custom_check, a
+// check_command) with ErrOwnerOnlyGate; ParseOwner and ParseGoal read the
+// owner's goal file, which may declare them.
+//
+// Card builds what the owner is shown before approving a plan: every field
+// the approval token signs, and for a project each task's own fields.
+//
 // A project (type project) holds the plans of its child tasks in ```plan
 // blocks of its briefing, so that its plan hash covers them; Parse checks
 // them and Tasks returns them in dependency order (see project.go).

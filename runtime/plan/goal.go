@@ -27,9 +27,10 @@ var ErrNotAGoal = errors.New("plan: not a scheduled goal")
 // ParseGoal parses a goal file (silas.active_goal): a plan of type goal
 // with a cron or "@every <duration>" schedule and verification checks;
 // on_failure spawn_task also needs a failure_context template. always_on
-// goals run as a stream, not on a schedule, and are refused here.
+// goals run as a stream, not on a schedule, and are refused here. The
+// owner wrote the file, so its gates may run host commands (ParseOwner).
 func ParseGoal(markdown string) (*messages.WorkItem, error) {
-	w, err := Parse(markdown)
+	w, err := ParseOwner(markdown)
 	if err != nil {
 		return nil, err
 	}

@@ -37,18 +37,36 @@ func runtimeManaged() map[string]string {
 	}
 }
 
-// Parse parses a plan without a parent work item: when the plan has no
-// skills key, the work item has no skills.
+// Parse parses a plan the planner model wrote (OriginModel), without a
+// parent work item: when the plan has no skills key, the work item has no
+// skills. A gate that runs a host command is refused (ErrOwnerOnlyGate);
+// the owner's own goal file is read with ParseOwner.
 func Parse(markdown string) (*messages.WorkItem, error) {
-	return ParseWithParent(markdown, nil)
+	return parse(markdown, nil, OriginModel)
 }
 
-// ParseWithParent parses a plan for a child of parent (a goal or project),
-// or for a top-level item when parent is nil. A plan without a skills key
-// inherits parent's skills; an explicit list, even an empty one, replaces
-// them. A plan without a parent key gets parent's ID; a different parent is
-// an error. Every error is a *Error and matches ErrInvalidPlan.
+// ParseOwner parses a plan the owner wrote (OriginOwner), such as the goal
+// file of silas.active_goal: its gates may run host commands (provider
+// script, type custom_check). The task plans inside a project's briefing
+// are still held to the model's rules, since Tasks reads them again at run
+// time without knowing who wrote the project.
+func ParseOwner(markdown string) (*messages.WorkItem, error) {
+	return parse(markdown, nil, OriginOwner)
+}
+
+// ParseWithParent parses a plan the planner model wrote for a child of
+// parent (a goal or project), or for a top-level item when parent is nil.
+// A plan without a skills key inherits parent's skills; an explicit list,
+// even an empty one, replaces them. A plan without a parent key gets
+// parent's ID; a different parent is an error. Every error is a *Error
+// and matches ErrInvalidPlan; a gate that runs a host command also matches
+// ErrOwnerOnlyGate.
 func ParseWithParent(markdown string, parent *messages.WorkItem) (*messages.WorkItem, error) {
+	return parse(markdown, parent, OriginModel)
+}
+
+// parse parses a plan of origin o for a child of parent (nil for none).
+func parse(markdown string, parent *messages.WorkItem, o Origin) (*messages.WorkItem, error) {
 	if len(markdown) > MaxPlanBytes {
 		return nil, &Error{Err: fmt.Errorf("is %d bytes long, at most %d allowed", len(markdown), MaxPlanBytes)}
 	}
@@ -77,6 +95,9 @@ func ParseWithParent(markdown string, parent *messages.WorkItem) (*messages.Work
 		return nil, &Error{Line: start, Err: fmt.Errorf("front matter: %w", err)}
 	}
 	w.Body = body
+	if errs := refuseOwnerOnly(w, o, &d); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	if err := inherit(w, tree.(map[string]any), parent, &d); err != nil {
 		return nil, err
 	}

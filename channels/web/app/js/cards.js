@@ -7,6 +7,7 @@
 
 import { h } from './dom.js';
 import { render, plain } from './markdown.js';
+import { planFields, planSummary } from './plan.js';
 
 /** Server event types that become cards, and the frame that answers each. */
 export const CARD_EVENTS = {
@@ -48,7 +49,8 @@ export function riskOf(kind, ev) {
   if (explicit) return explicit;
   switch (kind) {
     case 'plan': {
-      const network = (ev.verify || []).some((c) => c.network);
+      const tasks = ev.plan?.task_plans || [];
+      const network = [ev.verify || [], ...tasks.map((t) => t.verify || [])].some((checks) => checks.some((c) => c.network));
       const b = ev.budget || {};
       return network || b.max_cost_usd > 5 || b.max_wall_time_seconds > 3600 ? 'high' : 'medium';
     }
@@ -142,20 +144,23 @@ export function describe(card) {
 const DESCRIBE = {
   plan(ev) {
     const checks = ev.verify || [];
+    const extra = planSummary(ev.plan);
     return {
       label: 'Plan approval',
       intent: ev.title || 'Run a plan',
       rationale: sentences(ev.body) || 'Silas wrote a plan for your request.',
-      affected: `${checks.length} check${checks.length === 1 ? '' : 's'}: ${checks.map((c) => c.name).join(', ') || 'none'} · budget ${budgetLine(ev.budget)}`,
+      affected: `${checks.length} check${checks.length === 1 ? '' : 's'}: ${checks.map((c) => c.name).join(', ') || 'none'} · budget ${budgetLine(ev.budget)}${extra ? ' · ' + extra : ''}`,
       ctas: [
         cta('Approve + run plan', 'primary', { verdict: 'approved' }),
         cta('Decline, run nothing', 'decline', { verdict: 'declined' }, { safe: true }),
       ],
-      details: () => [
+      // With the event's plan the details show every field the approval
+      // signs; a server that sends only spec 8.1's fields gets those.
+      details: () => (ev.plan ? [h('h4', { text: 'Everything this approval signs' }), planFields(ev.plan)] : [
         h('h4', { text: 'Plan' }), h('div', { class: 'md' }, render(ev.body)),
         h('h4', { text: 'Verification checks' }), checksList(checks),
         h('h4', { text: 'Budget' }), h('p', { text: budgetLine(ev.budget) || 'default' }),
-      ],
+      ]),
     };
   },
   gate(ev) {
