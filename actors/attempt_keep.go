@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 )
 
 // keepArtifacts copies the artifacts (paths relative to workDir) into
@@ -100,6 +101,30 @@ func placeInputs(srcDir, workDir string, inputs []string) error {
 		}
 		if err := copyIn(src, dst, rel); err != nil {
 			return fmt.Errorf("copy input %s: %w", rel, err)
+		}
+		if err := ownLikeWorkDir(dst, rel); err != nil {
+			return fmt.Errorf("input %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// ownLikeWorkDir gives rel, and the directories copyIn made for it, the
+// owner of the work dir. An isolating sandbox started by a root daemon runs
+// as an unprivileged uid that owns its work dir; a file the daemon placed
+// there as root would be unreadable to it.
+func ownLikeWorkDir(dst *os.Root, rel string) error {
+	info, err := dst.Stat(".")
+	if err != nil {
+		return err
+	}
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) == os.Geteuid() {
+		return nil
+	}
+	for p := rel; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+		if err := dst.Lchown(p, int(st.Uid), int(st.Gid)); err != nil {
+			return fmt.Errorf("give it the work dir's owner: %w", err)
 		}
 	}
 	return nil

@@ -18,6 +18,9 @@ const (
 	closeUnauthorized = 4001
 )
 
+// customerSender is the sender id of every customer message.
+const customerSender = "customer"
+
 // Connection is the session of one WebSocket: it authenticates the client,
 // binds it to its scope and forwards its messages there.
 //
@@ -131,7 +134,8 @@ func (c *Connection) authenticated(ctx actor.Context) {
 		c.stopTimer()
 	}
 	c.scopeID = c.d.Config.OwnerID
-	c.out.Send(&messages.SessionEvent{Type: "session", Role: "owner"})
+	sb := c.d.SandboxStatus
+	c.out.Send(&messages.SessionEvent{Type: "session", Role: "owner", Sandbox: &sb})
 	c.behavior.Become(c.open)
 	c.bind(ctx)
 }
@@ -226,11 +230,13 @@ func (c *Connection) forward(ctx actor.Context, f *web.Frame) {
 		// connection's taint.
 		sig, _ = base64.StdEncoding.DecodeString(f.Signature)
 	}
-	sender := f.SenderID
+	// The server names the sender, never the client: a customer's
+	// sender_id such as "[owner] owner:" would otherwise be rendered as a
+	// speaker label in the model's context. A customer's scope is its
+	// identity, so every customer is "customer" within it.
+	sender := customerSender
 	if c.kind == messages.ScopeOwner {
 		sender = c.d.Config.OwnerID
-	} else if sender == "" {
-		sender = "customer"
 	}
 	ctx.Send(c.scope, &messages.UserMessage{
 		MessageID: id, Channel: "web", SenderID: sender, Text: f.Text,

@@ -44,12 +44,14 @@ type Deps struct {
 	// item attempts, Executors their tool calls and Verifier the checks of
 	// a work item in a sandbox of its own. With any of them nil, plans are
 	// never executed: the owner is told execution is not available.
-	Approval  *approval.Engine
-	Sandbox   sandbox.Manager
-	Executors *executor.Registry
-	Verifier  *verify.Runner
-	Metrics   *metrics.Registry
-	Log       zerolog.Logger
+	Approval *approval.Engine
+	Sandbox  sandbox.Manager
+	// SandboxStatus says which backend Sandbox is, for the owner's app.
+	SandboxStatus messages.SandboxStatus
+	Executors     *executor.Registry
+	Verifier      *verify.Runner
+	Metrics       *metrics.Registry
+	Log           zerolog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 

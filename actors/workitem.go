@@ -15,6 +15,7 @@ import (
 	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/verify"
+	"github.com/silas-ai/silas/sandbox"
 	"github.com/silas-ai/silas/sandbox/executor"
 )
 
@@ -378,6 +379,13 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 		a.done = true
 		a.status(c, string(messages.StatusStuck), "Silas stopped during attempt "+fmt.Sprint(m.attempt)+"; the work item resumes when Silas starts again", true)
 		c.Stop(c.Self())
+		return
+	case errors.Is(m.err, sandbox.ErrBackendUnavailable):
+		// No retry, consult or re-plan can help on a host where nothing may
+		// run: stop at once with the message that says what to enable.
+		a.w.Ladder.LastFailure = m.err.Error()
+		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": m.err.Error()})
+		a.finish(c, messages.StatusBlocked, "blocked: "+m.err.Error())
 		return
 	case m.err != nil:
 		a.w.Ladder.LastFailure = m.err.Error()

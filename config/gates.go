@@ -12,6 +12,14 @@ type Gates struct {
 	// approval (spec 8.1 gate_approval) before the gate blocks; fractions
 	// are allowed. Default 120.
 	ApprovalTimeoutSeconds float64 `koanf:"approval_timeout_seconds"`
+	// ScriptDir holds the owner's gate scripts: a script gate's command
+	// runs there, in the sandbox, with the directory read-only, and its
+	// relative paths resolve against it. Nothing an agent writes is ever
+	// there. The sandbox's unprivileged user must be able to read it and
+	// the scripts (silas init creates it 0755, inside the private data
+	// dir). Default "./data/gates"; when data_dir is changed and this is
+	// not set, it is <data_dir>/gates.
+	ScriptDir string `koanf:"script_dir"`
 }
 
 // Gate is one system gate, with the fields of the spec's Gate model. Fields left empty

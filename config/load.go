@@ -137,6 +137,9 @@ func followDataDir(cfg *Config, userLayers []map[string]any) {
 	if !setIn(userLayers, "silas", "sandbox", "customer_context_dir") {
 		cfg.Sandbox.CustomerContextDir = cfg.DataPath("customer_context")
 	}
+	if !setIn(userLayers, "silas", "gates", "script_dir") {
+		cfg.Gates.ScriptDir = cfg.DataPath("gates")
+	}
 }
 
 // setIn reports whether any layer holds a value at path.

@@ -42,6 +42,32 @@ func (c *Config) validatePaths(p *problems) {
 	if info, err := os.Stat(cust); err == nil && info.Mode().Perm()&0o002 != 0 {
 		p.add("sandbox.customer_context_dir", "%s is world-writable (mode %v); run chmod o-w %s", cust, info.Mode().Perm(), cust)
 	}
+	c.validateScriptDir(p, verify, cust, data)
+}
+
+// validateScriptDir keeps gate scripts out of every directory an agent's
+// files reach: the verification dir (artifacts are copied there), customer
+// context, and the sandboxes' work dirs.
+func (c *Config) validateScriptDir(p *problems, verify, cust, data string) {
+	dir := c.Gates.ScriptDir
+	p.required("gates.script_dir", dir, `set it to a directory only the owner writes, such as "./data/gates"`)
+	if dir == "" {
+		return
+	}
+	scripts, err := canonical(dir)
+	if err != nil {
+		p.add("gates.script_dir", "cannot resolve %s: %v", dir, err)
+		return
+	}
+	work := filepath.Join(data, "sandbox")
+	for _, agent := range []struct{ key, dir string }{
+		{"silas.sandbox.verify_dir", verify}, {"silas.sandbox.customer_context_dir", cust}, {"the sandboxes under silas.data_dir", work},
+	} {
+		if scripts == agent.dir || within(agent.dir, scripts) || within(scripts, agent.dir) {
+			p.add("gates.script_dir", "%s overlaps %s (%s), where agent-written files live; use a directory of its own such as %s",
+				scripts, agent.key, agent.dir, filepath.Join(c.DataDir, "gates"))
+		}
+	}
 }
 
 // canonical returns the absolute, cleaned form of path with symbolic links resolved

@@ -15,6 +15,7 @@ func dirs(t *testing.T, c *Config) string {
 	c.DataDir = filepath.Join(root, "data")
 	c.Sandbox.VerifyDir = filepath.Join(root, "data", "verify")
 	c.Sandbox.CustomerContextDir = filepath.Join(root, "data", "customer_context")
+	c.Gates.ScriptDir = filepath.Join(root, "data", "gates")
 	return root
 }
 
@@ -93,6 +94,12 @@ func TestValidateRules(t *testing.T) {
 			c.Sandbox.CustomerContextDir = filepath.Join(c.DataDir, "link", "cc")
 		}, []string{"silas.sandbox.customer_context_dir", "must be inside silas.data_dir"}},
 		{"bad backend", func(t *testing.T, c *Config) { c.Sandbox.Backend = "chroot" }, []string{"silas.sandbox.backend", "auto, namespaces, bwrap, subprocess", `"chroot"`}},
+		{"script dir inside verify dir", func(t *testing.T, c *Config) {
+			c.Gates.ScriptDir = filepath.Join(c.Sandbox.VerifyDir, "gates")
+		}, []string{"silas.gates.script_dir", "silas.sandbox.verify_dir"}},
+		{"script dir is the sandbox root", func(t *testing.T, c *Config) {
+			c.Gates.ScriptDir = filepath.Join(c.DataDir, "sandbox")
+		}, []string{"silas.gates.script_dir", "sandboxes"}},
 		{"docker backend", func(t *testing.T, c *Config) { c.Sandbox.Backend = "docker" }, []string{"silas.sandbox.backend", "no docker backend"}},
 		{"subprocess without allow_unisolated", func(t *testing.T, c *Config) { c.Sandbox.Backend = "subprocess" }, []string{"silas.sandbox.backend", "allow_unisolated: true"}},
 

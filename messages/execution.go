@@ -12,6 +12,7 @@ import (
 const (
 	BackendSubprocess = "subprocess"
 	BackendBubblewrap = "bubblewrap"
+	BackendNamespaces = "namespaces"
 	BackendDocker     = "docker"
 )
 
@@ -82,9 +83,9 @@ func (c *SandboxConfig) Validate() error {
 	var errs []error
 	if c.Backend != nil {
 		switch *c.Backend {
-		case BackendSubprocess, BackendBubblewrap, BackendDocker:
+		case BackendSubprocess, BackendBubblewrap, BackendNamespaces, BackendDocker:
 		default:
-			errs = append(errs, fmt.Errorf("sandbox_config.backend %q: want subprocess, bubblewrap, docker or null", *c.Backend))
+			errs = append(errs, fmt.Errorf("sandbox_config.backend %q: want subprocess, bubblewrap, namespaces, docker or null", *c.Backend))
 		}
 	}
 	if strings.TrimSpace(c.WorkDir) == "" {

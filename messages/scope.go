@@ -72,6 +72,18 @@ type SessionEvent struct {
 	Role         string `json:"role"`
 	SessionToken string `json:"session_token,omitempty"`
 	Resumed      bool   `json:"resumed,omitempty"`
+	// Sandbox tells the owner (never a customer) where agent code runs, so
+	// the app can warn when it is not isolated.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
+}
+
+// SandboxStatus is where the daemon runs agent code: the backend chosen at
+// start, whether it isolates the filesystem, PIDs and network, and when no
+// backend may run, why and what to enable.
+type SandboxStatus struct {
+	Backend  string `json:"backend"`
+	Isolated bool   `json:"isolated"`
+	Problem  string `json:"problem,omitempty"`
 }
 
 // Drain asks a scope (or the Stream, for every scope) to finish the turn in

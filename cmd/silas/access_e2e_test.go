@@ -64,7 +64,7 @@ func (c *testClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 func startTestClock(t *testing.T, cfg *config.Config, clock *testClock) *testDaemon {
 	t.Helper()
 	log := zerolog.New(io.Discard)
-	d, err := startDaemonClock(context.Background(), cfg, log, false, clock.now)
+	d, err := startDaemonWith(context.Background(), cfg, log, daemonOptions{now: clock.now})
 	if err != nil {
 		t.Fatalf("start daemon: %v", err)
 	}

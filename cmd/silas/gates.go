@@ -12,11 +12,14 @@ import (
 	"github.com/silas-ai/silas/runtime/gates/predicate"
 	"github.com/silas-ai/silas/runtime/gates/script"
 	"github.com/silas-ai/silas/runtime/llm"
+	"github.com/silas-ai/silas/sandbox"
 )
 
 // newGates builds the gate runner with its four providers, and the system
-// gates of the configuration.
-func newGates(cfg *config.Config, providers map[string]llm.Provider) (*gates.Runner, []messages.Gate, error) {
+// gates of the configuration. Script gates run the owner's scripts from
+// silas.gates.script_dir (shown to them read-only) in scripts, a sandbox
+// whose work dirs lie outside it.
+func newGates(cfg *config.Config, providers map[string]llm.Provider, scripts sandbox.Manager) (*gates.Runner, []messages.Gate, error) {
 	dir, err := filepath.Abs(cfg.Sandbox.VerifyDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gates: %w", err)
@@ -25,7 +28,11 @@ func newGates(cfg *config.Config, providers map[string]llm.Provider) (*gates.Run
 	if err != nil {
 		return nil, nil, fmt.Errorf("gates: %w", err)
 	}
-	scr, err := script.New(script.Options{Dir: dir, Predicate: pred})
+	scriptDir, err := filepath.Abs(cfg.Gates.ScriptDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gates.script_dir: %w", err)
+	}
+	scr, err := script.New(script.Options{Dir: scriptDir, Sandbox: scripts})
 	if err != nil {
 		return nil, nil, fmt.Errorf("gates: %w", err)
 	}

@@ -10,52 +10,54 @@ import (
 // A script gate from the config file gets a shell-injection attempt only
 // as an environment variable: the script sees the exact text, no argument,
 // and nothing the text asks for happens. Its disallowed rewrite key is
-// dropped and audited; its allowed one is applied.
+// dropped and audited; its allowed one is applied. The script lives in the
+// script directory (silas.gates.script_dir) and runs in the sandbox, so
+// it reports what it saw through its output, not through host files.
 func TestScriptGateTreatsInjectionAsData(t *testing.T) {
 	mock := newMock(t)
 	dir := t.TempDir()
 	work := t.TempDir()
 	marker := filepath.Join(work, "marker")
 	pwned := filepath.Join(work, "pwned")
-	seen := filepath.Join(work, "seen")
 	if err := os.WriteFile(marker, []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(work, "check.sh")
-	body := "#!/bin/sh\n" +
-		"printf '%s' \"$SILAS_GATE_VALUE\" > '" + seen + "'\n" +
-		"printf '%s' \"$#\" > '" + seen + ".argc'\n" +
-		`echo '{"modified_context":{"message":"sanitized message","sender_id":"mallory"}}'` + "\n"
-	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	text := "hi'; rm -f " + marker + "; rm -rf / #\" $(touch " + pwned + ") `touch " + pwned + "`"
 	cfg := loadGateConfig(t, mock, dir, `  gates:
     system:
       - name: shell_check
         on: every_user_message
         provider: script
-        check: "`+script+`"
+        check: "./check.sh"
         on_block: report
 `)
+	scripts := cfg.Gates.ScriptDir
+	if err := os.MkdirAll(scripts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The rewrite is the sanitized message only when the script got exactly
+	// the text, and no argument.
+	body := "#!/bin/sh\n" +
+		"expected=$(cat expected.txt; printf x); expected=${expected%x}\n" +
+		`if [ "$#" = 0 ] && [ "$SILAS_GATE_VALUE" = "$expected" ]; then` + "\n" +
+		`  echo '{"modified_context":{"message":"sanitized message","sender_id":"mallory"}}'` + "\n" +
+		"else\n" +
+		`  echo '{"modified_context":{"message":"the script saw something else"}}'` + "\n" +
+		"fi\n"
+	if err := os.WriteFile(filepath.Join(scripts, "check.sh"), []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(scripts, "expected.txt"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	d := startTest(t, cfg)
 	c := owner(t, d.Addr())
 
-	text := "hi'; rm -f " + marker + "; rm -rf / #\" $(touch " + pwned + ") `touch " + pwned + "`"
 	got := c.answer(c.say(text)).str("text")
 	if !strings.Contains(got, "sanitized message") {
-		t.Fatalf("answer %q: the gate's allowed rewrite of the message was not applied", got)
+		t.Fatalf("answer %q: the script did not get exactly the message, without arguments, or its allowed rewrite was not applied", got)
 	}
 
-	b, err := os.ReadFile(seen)
-	if err != nil {
-		t.Fatalf("the script did not run: %v", err)
-	}
-	if string(b) != text {
-		t.Fatalf("SILAS_GATE_VALUE = %q, want exactly the message %q", b, text)
-	}
-	if argc, _ := os.ReadFile(seen + ".argc"); string(argc) != "0" {
-		t.Fatalf("the script got %s arguments; values must reach it only through the environment", argc)
-	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatalf("the marker file is gone: the injected command ran: %v", err)
 	}

@@ -289,6 +289,11 @@ func TestGoalRepeatedFailuresAuditedOnce(t *testing.T) {
 	}
 	ov := overrides(t, mock, dir)
 	ov["silas.active_goal"] = path
+	// The check counts its runs in a host file and passes on a host flag:
+	// only the unisolated backend lets it. What is tested here is the
+	// scheduler's auditing, not isolation.
+	ov["silas.sandbox.backend"] = "subprocess"
+	ov["silas.sandbox.allow_unisolated"] = true
 	d := startTest(t, loadConfig(t, ov))
 
 	cycles := func() int { b, _ := os.ReadFile(runs); return strings.Count(string(b), "run\n") }

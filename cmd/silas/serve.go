@@ -21,8 +21,8 @@ import (
 	"github.com/silas-ai/silas/runtime/session"
 	"github.com/silas-ai/silas/runtime/verify"
 	"github.com/silas-ai/silas/sandbox"
+	"github.com/silas-ai/silas/sandbox/backends"
 	"github.com/silas-ai/silas/sandbox/executor"
-	"github.com/silas-ai/silas/sandbox/subprocess"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -90,6 +90,8 @@ type daemon struct {
 	srv *web.Server
 	now func() time.Time // the actors' clock; nil is the wall clock
 
+	sandbox backends.Choice // where agent code runs, or why it may not
+
 	devices *deviceRegistry // active owner device keys
 	secrets *secretVault    // secure-input requests and values
 }
@@ -98,31 +100,50 @@ type daemon struct {
 // actors and opens the web channel; with pprof it also serves /debug/pprof/
 // (loopback or owner token).
 func startDaemon(ctx context.Context, cfg *config.Config, log zerolog.Logger, pprof bool) (*daemon, error) {
-	return startDaemonClock(ctx, cfg, log, pprof, nil)
+	return startDaemonWith(ctx, cfg, log, daemonOptions{pprof: pprof})
 }
 
-// startDaemonClock is startDaemon with the actors' clock; nil is the wall
-// clock. Tests of expiries pass a clock they advance.
-func startDaemonClock(ctx context.Context, cfg *config.Config, log zerolog.Logger, pprof bool, now func() time.Time) (*daemon, error) {
+// daemonOptions are what serve's flags and tests change about a daemon
+// beyond its configuration.
+type daemonOptions struct {
+	// pprof serves /debug/pprof/ (loopback or owner token).
+	pprof bool
+	// now is the actors' clock; nil is the wall clock. Tests of expiries
+	// pass a clock they advance.
+	now func() time.Time
+	// sandboxProbes replaces the probes of sandbox backends; tests use it
+	// to stand for a host without isolation.
+	sandboxProbes map[string]backends.Prober
+}
+
+// startDaemonWith is startDaemon with options.
+func startDaemonWith(ctx context.Context, cfg *config.Config, log zerolog.Logger, o daemonOptions) (*daemon, error) {
 	in, err := install(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{in: in, now: now}
-	if err := d.start(ctx, cfg, log, pprof); err != nil {
+	d := &daemon{in: in, now: o.now}
+	if err := d.start(ctx, cfg, log, o); err != nil {
 		in.db.Close()
 		return nil, err
 	}
 	return d, nil
 }
 
-func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logger, pprof bool) error {
+func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logger, o daemonOptions) error {
 	providers := newProviders(cfg)
 	models, err := newRouter(cfg, providers)
 	if err != nil {
 		return err
 	}
-	gateRunner, systemGates, err := newGates(cfg, providers)
+	d.sandbox = chooseSandbox(ctx, cfg, o.sandboxProbes, log)
+	// Script gates run in a sandbox of their own root, outside the script
+	// directory (silas.gates.script_dir) that every script sees.
+	scripts, err := d.sandbox.Manager(cfg.DataPath("sandbox", "gates"))
+	if err != nil {
+		return fmt.Errorf("script gate sandbox under %s: %w", cfg.DataPath("sandbox", "gates"), err)
+	}
+	gateRunner, systemGates, err := newGates(cfg, providers, scripts)
 	if err != nil {
 		return err
 	}
@@ -134,7 +155,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	if err != nil {
 		return err
 	}
-	exec, err := newExecution(cfg, d.in, log)
+	exec, err := newExecution(cfg, d.in, d.sandbox, log)
 	if err != nil {
 		return err
 	}
@@ -152,7 +173,8 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	d.sys, err = actors.Start(ctx, actors.Deps{
 		Goal: goal, Now: d.now,
 		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier,
-		Config: cfg, DB: d.in.db, Models: models,
+		SandboxStatus: messages.SandboxStatus{Backend: d.sandbox.Backend, Isolated: d.sandbox.Isolated, Problem: d.sandbox.Problem},
+		Config:        cfg, DB: d.in.db, Models: models,
 		VerifyOwnerSignature: ownerOrDevice(d.in.keys.VerifyOwnerSignature, d.devices),
 		OwnerToken:           d.in.ownerToken,
 		Sessions:             minter,
@@ -171,7 +193,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		Host: w.Host, Port: w.Port, AuthToken: w.AuthToken, ChatbotEnabled: cfg.Chatbot.Enabled,
 		MaxFrameBytes: w.MaxFrameBytes, AllowedOrigins: w.AllowedOrigins, SendQueue: w.SendQueue,
 		MessagesPerMinutePerIP: cfg.Limits.WSMessagesPerMinutePerIP,
-		Gateway:                d.sys.Gateway(), Metrics: reg, Logger: log, Pprof: pprof,
+		Gateway:                d.sys.Gateway(), Metrics: reg, Logger: log, Pprof: o.pprof,
 		Static: web.Static(),
 		Extra:  d.routes(cfg, minter),
 	})
@@ -251,10 +273,35 @@ type execution struct {
 	verifier  *verify.Runner
 }
 
+// chooseSandbox probes the configured sandbox backend and says at start
+// what agent code will run in: an isolating backend (info), the unisolated
+// subprocess backend the owner allowed (a warning), or nothing (an error
+// naming what to enable; work items then end blocked).
+func chooseSandbox(ctx context.Context, cfg *config.Config, probes map[string]backends.Prober, log zerolog.Logger) backends.Choice {
+	c := backends.Choose(ctx, backends.Options{
+		Backend: cfg.Sandbox.Backend, AllowUnisolated: cfg.Sandbox.AllowUnisolated, Probes: probes,
+	})
+	for _, p := range c.Probes {
+		if p.Err != nil {
+			log.Info().Str("backend", p.Backend).Err(p.Err).Msg("sandbox backend unavailable on this host")
+		}
+	}
+	switch {
+	case c.Backend == "":
+		log.Error().Str("configured", cfg.Sandbox.Backend).Msg("no sandbox: work items will end blocked. " + c.Problem)
+	case !c.Isolated:
+		log.Warn().Str("backend", c.Backend).Msg("sandbox does not isolate the filesystem (silas.sandbox.allow_unisolated): " +
+			"agent code can read everything this user can, the data dir and keys included")
+	default:
+		log.Info().Str("backend", c.Backend).Str("configured", cfg.Sandbox.Backend).Msg("sandbox ready")
+	}
+	return c
+}
+
 // newExecution builds the plan execution dependencies. The attempt and
 // verification sandboxes live under separate roots (<data_dir>/sandbox/work
 // and <data_dir>/sandbox/verify) so that the agent cannot reach the checks.
-func newExecution(cfg *config.Config, in *installation, log zerolog.Logger) (*execution, error) {
+func newExecution(cfg *config.Config, in *installation, choice backends.Choice, log zerolog.Logger) (*execution, error) {
 	acfg := approval.Config{
 		DefaultTTL:            time.Duration(cfg.Approval.DefaultTTLMinutes) * time.Minute,
 		MaxExecutions:         cfg.Approval.MaxExecutions,
@@ -269,14 +316,14 @@ func newExecution(cfg *config.Config, in *installation, log zerolog.Logger) (*ex
 	if err != nil {
 		return nil, fmt.Errorf("silas.approval: %w", err)
 	}
-	work, err := subprocess.New(subprocess.Options{Root: cfg.DataPath("sandbox", "work")})
+	work, err := choice.Manager(cfg.DataPath("sandbox", "work"))
 	if err != nil {
 		return nil, fmt.Errorf("execution sandbox under %s: %w", cfg.DataPath("sandbox", "work"), err)
 	}
 	// Verification runs under silas.sandbox.verify_dir, apart from the
 	// execution sandbox: the agent can touch neither the checks nor where
 	// they run.
-	checks, err := subprocess.New(subprocess.Options{Root: cfg.Sandbox.VerifyDir})
+	checks, err := choice.Manager(cfg.Sandbox.VerifyDir)
 	if err != nil {
 		return nil, fmt.Errorf("verification sandbox under %s (silas.sandbox.verify_dir): %w", cfg.Sandbox.VerifyDir, err)
 	}

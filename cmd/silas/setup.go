@@ -35,12 +35,22 @@ type installation struct {
 // does, and `silas serve` runs it too, so a first `make run` just works.
 func install(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*installation, error) {
 	in := &installation{}
-	for _, dir := range []string{cfg.DataDir, cfg.Sandbox.VerifyDir, cfg.Sandbox.CustomerContextDir} {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			in.created = append(in.created, "directory "+dir)
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create %s: %w (check that the parent directory is writable)", dir, err)
+	// The gate scripts' directory is shown read-only to the script gates'
+	// sandbox, whose unprivileged user must be able to enter it; inside the
+	// private data dir, 0755 opens it to no other host user.
+	dirs := []struct {
+		path string
+		mode os.FileMode
+	}{{cfg.DataDir, 0o700}, {cfg.Sandbox.VerifyDir, 0o700}, {cfg.Sandbox.CustomerContextDir, 0o700}, {cfg.Gates.ScriptDir, 0o755}}
+	for _, dir := range dirs {
+		if _, err := os.Stat(dir.path); errors.Is(err, os.ErrNotExist) {
+			in.created = append(in.created, "directory "+dir.path)
+			if err := os.MkdirAll(dir.path, 0o700); err != nil {
+				return nil, fmt.Errorf("create %s: %w (check that the parent directory is writable)", dir.path, err)
+			}
+			if err := os.Chmod(dir.path, dir.mode); err != nil {
+				return nil, fmt.Errorf("create %s: %w", dir.path, err)
+			}
 		}
 	}
 	if err := checkPrivate(cfg.DataDir, "silas.data_dir"); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/silas-ai/silas/runtime/gates/predicate"
 	"github.com/silas-ai/silas/runtime/gates/script"
 	"github.com/silas-ai/silas/runtime/llm"
+	"github.com/silas-ai/silas/sandbox/subprocess"
 )
 
 func strp(s string) *string { return &s }
@@ -47,7 +48,11 @@ func newHarness(t *testing.T, model llm.Completer) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scr, err := script.New(script.Options{Dir: dir, Predicate: pred})
+	sb, err := subprocess.New(subprocess.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scr, err := script.New(script.Options{Dir: dir, Sandbox: sb, Predicate: pred})
 	if err != nil {
 		t.Fatal(err)
 	}

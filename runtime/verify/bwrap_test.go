@@ -31,7 +31,9 @@ func TestBwrapBackend(t *testing.T) {
 		{"sees the artifacts", check("artifact", "cat result.txt", equals("42")), true},
 		{"does not see the host's temp dirs", check("host", "test -e "+hostDir, exitCode(1)), true},
 		{"does not see the execution dir", check("exec", "test -e "+execDir, exitCode(1)), true},
-		{"file_exists after the run", check("made", "touch made", fileExists("made")), true},
+		{"the artifacts are read-only", check("write", "touch made", exitCode(0)), false},
+		{"HOME is writable", check("home", `touch "$HOME/made" && ls "$HOME"`, equals("made")), true},
+		{"file_exists on an artifact", check("exists", "true", fileExists("result.txt")), true},
 		{"a failing predicate fails", check("wrong", "cat result.txt", equals("41")), false},
 	}
 	for _, tc := range cases {

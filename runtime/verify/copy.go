@@ -18,11 +18,30 @@ type copyLimits struct {
 	maxEntries int
 }
 
+// copyMode says how copyTree leaves the copy.
+type copyMode int
+
+const (
+	// writable leaves the copy as copied (the snapshot).
+	writable copyMode = iota
+	// readOnly leaves the copy readable and searchable by every uid and
+	// writable by none, the root included (a check's view of the
+	// artifacts): backends may run the check as a uid other than the
+	// server's (the namespaces backend does, under a root server). The
+	// caller keeps it inside a directory only the server's uid can enter.
+	readOnly
+)
+
 // copyTree copies the content of the directory src into the existing
 // directory dst, without ever following a symlink in src:
 //
+//   - entries that skipArtifact names are left out;
 //   - directories are created 0700, regular files keep their owner
 //     permission bits (so scripts stay executable) and are at least 0600;
+//     with mode readOnly, files are 0444 (0555 when the owner could
+//     execute them) and directories, dst included, become 0555 once the
+//     copy is complete (which binds a process of another uid only: see
+//     the package doc);
 //   - a symlink is recreated as a symlink; an absolute target inside src (or
 //     inside alias, the path src was named by before its own symlinks were
 //     resolved) is rewritten to the relative path of the same entry, so a
@@ -34,10 +53,11 @@ type copyLimits struct {
 //     errArtifactLimit.
 //
 // Errors writing dst wrap ErrUnavailable.
-func copyTree(ctx context.Context, src, alias, dst string, lim copyLimits) error {
+func copyTree(ctx context.Context, src, alias, dst string, lim copyLimits, mode copyMode) error {
 	bytesLeft := lim.maxBytes
 	entries := 0
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, walkErr error) error {
+	dirs := []string{dst}
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, walkErr error) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("copy artifacts: %w", err)
 		}
@@ -62,12 +82,19 @@ func copyTree(ctx context.Context, src, alias, dst string, lim copyLimits) error
 		if err != nil {
 			return fmt.Errorf("%w: copy artifacts: %w", ErrUnavailable, err)
 		}
+		if skipArtifact(rel, d) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		target := filepath.Join(dst, rel)
 		switch t := d.Type(); {
 		case t.IsDir():
 			if err := os.Mkdir(target, 0o700); err != nil {
 				return fmt.Errorf("%w: copy artifacts: %w", ErrUnavailable, err)
 			}
+			dirs = append(dirs, target)
 		case t&fs.ModeSymlink != 0:
 			link, err := os.Readlink(p)
 			if err != nil {
@@ -77,7 +104,7 @@ func copyTree(ctx context.Context, src, alias, dst string, lim copyLimits) error
 				return fmt.Errorf("%w: copy artifacts: %w", ErrUnavailable, err)
 			}
 		case t.IsRegular():
-			n, err := copyFile(p, target, bytesLeft)
+			n, err := copyFile(p, target, bytesLeft, mode)
 			if errors.Is(err, errArtifactLimit) {
 				return fmt.Errorf("%w: more than %d bytes of files", errArtifactLimit, lim.maxBytes)
 			}
@@ -88,6 +115,17 @@ func copyTree(ctx context.Context, src, alias, dst string, lim copyLimits) error
 		}
 		return nil
 	})
+	if err != nil || mode != readOnly {
+		return err
+	}
+	// Children first, so that each directory is still writable while its
+	// entries are changed.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Chmod(dirs[i], 0o555); err != nil {
+			return fmt.Errorf("%w: make the artifacts read-only: %w", ErrUnavailable, err)
+		}
+	}
+	return nil
 }
 
 // rewriteLink returns the target for the copy of a symlink at rel (relative
@@ -117,8 +155,9 @@ func rewriteLink(link, rel string, roots ...string) string {
 // bytes copied; more than left bytes fail with errArtifactLimit. src is
 // opened without following a symlink and without blocking on a FIFO, and
 // must still be a regular file once open; if it is not, or cannot be
-// opened, it is skipped.
-func copyFile(src, dst string, left int64) (int64, error) {
+// opened, it is skipped. With mode readOnly dst is created readable by all
+// and writable by none.
+func copyFile(src, dst string, left int64, mode copyMode) (int64, error) {
 	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, nil
@@ -128,7 +167,14 @@ func copyFile(src, dst string, left int64) (int64, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return 0, nil
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()&0o700|0o600)
+	perm := fi.Mode().Perm()&0o700 | 0o600
+	if mode == readOnly {
+		perm = 0o444
+		if fi.Mode().Perm()&0o100 != 0 {
+			perm = 0o555
+		}
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return 0, fmt.Errorf("%w: copy artifacts: %w", ErrUnavailable, err)
 	}

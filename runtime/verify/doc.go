@@ -11,11 +11,14 @@
 // executor's. Every check runs in a fresh instance of it, created after the
 // agent's attempt, with
 //
-//   - the command as ["/bin/sh", "-c", check.run]: run is the planner's
-//     shell text, approved by the owner with the plan; nothing else is ever
-//     put into it;
-//   - only PATH and HOME (the instance's work dir) in the environment: no
-//     secrets, no agent context, nothing of the server's environment;
+//   - the command as ["/bin/sh", "-c", check.run], entered through a fixed
+//     shell that only changes to the artifacts directory (checkArgs): run
+//     is the planner's shell text, approved by the owner with the plan, and
+//     is passed as an argument, never spliced into other text;
+//   - PATH, HOME and the hardening variables of checkEnv in the
+//     environment: no secrets, no agent context, nothing of the server's
+//     environment (spec 5.3 names only PATH and HOME; the hardening
+//     variables are fixed values that only take ambient code paths away);
 //   - no network unless check.network; a backend that cannot isolate the
 //     network refuses, and Run fails closed with ErrUnavailable;
 //   - the check's timeout (default 60 s when zero) and the Options' memory,
@@ -23,19 +26,70 @@
 //
 // # How a check sees the agent's artifacts
 //
-// Spec 5.3 asks for the task artifacts "exposed read-only". Run copies them
-// instead: the content of the execution work dir is copied once into a
-// snapshot (an instance of the verification Manager in which nothing runs),
-// and from the snapshot into the work dir of each check's instance, which is
-// the check's working directory and HOME. So every check sees the same
-// artifacts, as they were when Run started; a check can change or delete
-// its copy without touching the agent's dir or the next check's copy; and
-// the agent (or a process it left behind) cannot change what a check sees
-// once the snapshot is taken. Read-only is not needed because each copy is
-// thrown away with its instance. The copy never follows a symlink of the
-// agent's tree (see copyTree); FIFOs, sockets and devices are left out; and
-// it is bounded by Options.MaxArtifactBytes and MaxArtifactFiles: past them
-// no check runs and every check fails with that reason.
+// The rule: a check that does not execute artifact code can only be
+// influenced by the files it reads. The agent wrote the artifacts, so no
+// tool a check runs may pick up code or configuration from them, or from
+// HOME, without the check naming it:
+//
+//   - Snapshot. The content of the execution work dir is copied once into a
+//     snapshot (an instance of the verification Manager in which nothing
+//     runs), so the agent, or a process it left behind, cannot change what
+//     the checks see once Run started. The copy never follows a symlink of
+//     the agent's tree (see copyTree); FIFOs, sockets and devices are left
+//     out; it is bounded by Options.MaxArtifactBytes and MaxArtifactFiles
+//     (past them no check runs and every check fails with that reason); and
+//     it leaves out what tools load by themselves (skipArtifact): every
+//     node_modules (so require() from the artifacts' directory cannot
+//     resolve a package the agent left), a .git that is a file or a symlink
+//     (a pointer to a repository elsewhere), and in .git directories the
+//     config, config.worktree, hooks and commondir entries (git's
+//     fsmonitor, pager, filters, aliases, includes and hooks). git reads
+//     the repository without them, with its defaults.
+//   - Read-only, per check. Each check gets its own copy of the snapshot in
+//     a separate artifacts directory (inside the 0700 work dir of another
+//     instance, in which nothing runs): its working directory, bound
+//     read-only through SandboxConfig.FilesystemRead, readable by any uid
+//     (a backend may run the check as another uid) and writable by none. Under
+//     the bwrap and namespaces backends the read-only bind is a boundary: a
+//     write fails. The subprocess backend does not enforce FilesystemRead
+//     and runs the check with the server's uid, so a check may undo the
+//     permissions (a root server ignores them); there a write reaches only
+//     that check's own copy, thrown away with it, never the agent's dir,
+//     the snapshot or another check's view. A check that needs a writable
+//     tree copies it: cp -r . "$HOME/w" && chmod -R u+w "$HOME/w".
+//   - HOME is the check instance's own work dir: empty when the check
+//     starts, writable, and not the artifacts, so ~/.gitconfig,
+//     ~/.local/lib/python3.X/site-packages (usercustomize, sitecustomize,
+//     .pth files), ~/.node_modules, ~/.npmrc and the like are the check's
+//     own, never the agent's.
+//   - Environment (checkEnv). Python: PYTHONSAFEPATH=1 keeps the working
+//     directory and a script's directory off sys.path (Python 3.11 or
+//     later), so a json.py among the artifacts does not shadow the standard
+//     library and a sitecustomize.py there is not imported;
+//     PYTHONNOUSERSITE=1 and PYTHONDONTWRITEBYTECODE=1. git: no system or
+//     global config (GIT_CONFIG_NOSYSTEM=1, GIT_CONFIG_GLOBAL=/dev/null),
+//     and at the command-line level, which outranks any config file that
+//     still reaches it, core.fsmonitor=false, core.hooksPath=/dev/null and
+//     safe.bareRepository=explicit (a bare repository among the artifacts
+//     is not found by walking up); GIT_CEILING_DIRECTORIES stops git at the
+//     artifacts, so it never finds a repository above them. Both layers,
+//     the copy and the overrides, are kept on purpose: the overrides cover
+//     git's code-running settings where a config reaches git in a way the
+//     copy did not foresee; leaving the config out also covers the settings
+//     no override can list (filter.<driver>.*, diff.<driver>.*, include
+//     and includeIf, alias.*). safe.directory names the artifacts directory
+//     alone, so git still reads it under a backend that runs the check as
+//     another uid than the copy's owner. Node: NODE_PATH and
+//     NODE_OPTIONS are unset and the copy holds no node_modules; the
+//     ancestors of the artifacts directory are the verification root's,
+//     which the operator chooses, outside the agent's sandbox.
+//
+// A check that does execute artifact code (python3 -m pytest, npm test,
+// make, PYTHONPATH=. python3 ...) runs what the agent wrote, with all that
+// code can do inside the verification sandbox; its verdict is only as good
+// as the tests it runs. Such a check also lacks the artifacts'
+// node_modules: it installs its dependencies itself (with network: true)
+// or runs tests that need none.
 //
 // # Predicates
 //
@@ -60,13 +114,13 @@
 //   - output_lt / output_gt: stdout without surrounding whitespace parses as
 //     a finite float64 and compares strictly; anything else fails, saying
 //     why;
-//   - file_exists: a relative path names a file in the check's work dir
-//     (where the artifacts are), an absolute one must lie in a configured
+//   - file_exists: a relative path names a file in the check's artifacts
+//     directory (its working directory), an absolute one must lie in a configured
 //     project directory (messages.Expectation.ValidatePath); ".." is
 //     rejected; then every symlink on the path is resolved and the result
 //     must still lie inside an allowed directory (also resolved), so a link
 //     cannot point the check at /etc/passwd. It is evaluated on the host
-//     after the command ran, so the command may create the file;
+//     after the command ran;
 //   - not_empty: stdout holds something other than whitespace.
 //
 // stdout is captured up to Options.MaxOutputBytes. Past it, equals, regex and

@@ -1,7 +1,9 @@
 package verify_test
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/verify"
 	"github.com/silas-ai/silas/sandbox"
+	"github.com/silas-ai/silas/sandbox/bwrap"
 	"github.com/silas-ai/silas/sandbox/subprocess"
 )
 
@@ -24,6 +27,90 @@ func newSubprocess(t *testing.T) sandbox.Manager {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// backend names a sandbox backend the tests run the checks under; enforcing
+// reports that the check's process cannot write into a path it is given
+// read-only (FilesystemRead).
+type backend struct {
+	name      string
+	new       func(t *testing.T) sandbox.Manager
+	enforcing bool
+}
+
+// backends are the sandbox backends every isolation test runs under: the
+// subprocess backend (whose process has the server's uid, so read-only
+// holds only for a server that is not root) and bubblewrap, whose test
+// skips, saying why, where bwrap is not installed.
+func backends() []backend {
+	return []backend{
+		{name: "subprocess", new: newSubprocess, enforcing: os.Geteuid() != 0},
+		{name: "bwrap", new: newBwrap, enforcing: true},
+	}
+}
+
+// newBwrap returns a real bubblewrap backend, or skips the test with the
+// reason when bwrap is not on PATH.
+func newBwrap(t *testing.T) sandbox.Manager {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bwrap is not on PATH: install the Debian package bubblewrap to run the verification checks under it (CI does)")
+	}
+	b, err := bwrap.New(bwrap.Options{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// needTool skips the test, saying why, when a program a check runs is not
+// installed.
+func needTool(t *testing.T, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s is not on PATH: the checks of this test run it; install it to run the test", name)
+	}
+}
+
+// agentDir plays the agent: it runs script with /bin/sh in a fresh instance
+// of the subprocess backend, as an attempt's executor would, and returns
+// that instance's work dir (the execution work dir handed to Run).
+func agentDir(t *testing.T, script string) string {
+	t.Helper()
+	in, err := newSubprocess(t).Create(t.Context(), messages.DefaultSandboxConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = in.Destroy(context.Background()) })
+	res, err := in.Run(t.Context(), sandbox.Command{Args: []string{"/bin/sh", "-ec", script}, Timeout: time.Minute})
+	if err != nil || !res.Success() {
+		t.Fatalf("the agent's script failed: %v, %+v, stderr %s", err, res, res.Stderr)
+	}
+	return in.WorkDir()
+}
+
+// naiveRun runs run the way a runner without these defences would: in a
+// subprocess instance whose work dir, the check's working directory and
+// HOME, holds a plain copy of execDir, with no hardening environment. It
+// reports whether run exited 0, so a test can show that what it plants
+// really works against such a runner.
+func naiveRun(t *testing.T, execDir, run string) bool {
+	t.Helper()
+	cfg := messages.DefaultSandboxConfig()
+	cfg.MaxMemoryMB = 2048 // enough for node
+	in, err := newSubprocess(t).Create(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = in.Destroy(context.Background()) })
+	res, err := in.Run(t.Context(), sandbox.Command{
+		Args:    []string{"/bin/sh", "-c", `cp -a "$1"/. . && exec /bin/sh -c "$2"`, "naive", execDir, run},
+		Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Success()
 }
 
 // newRunner returns a Runner over m (the subprocess backend when nil), with

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +109,57 @@ func TestFileExistsOnHost(t *testing.T) {
 				t.Fatalf("fileExists(%q) = %v, %q; want %v with %q", tc.path, pass, reason, tc.wantPass, tc.wantReason)
 			}
 		})
+	}
+}
+
+// fakeEntry is an fs.DirEntry of a given kind, for skipArtifact.
+type fakeEntry struct {
+	name string
+	dir  bool
+}
+
+func (e fakeEntry) Name() string { return e.name }
+func (e fakeEntry) IsDir() bool  { return e.dir }
+func (e fakeEntry) Type() fs.FileMode {
+	if e.dir {
+		return fs.ModeDir
+	}
+	return 0
+}
+func (e fakeEntry) Info() (fs.FileInfo, error) { return nil, fs.ErrInvalid }
+
+func TestSkipArtifact(t *testing.T) {
+	cases := []struct {
+		rel  string
+		dir  bool
+		want bool
+	}{
+		{"node_modules", true, true},
+		{"a/b/node_modules", true, true},
+		{"node_modules", false, true},
+		{"node_modules_notes.txt", false, false},
+		{".git", true, false},
+		{".git", false, true},
+		{"sub/.git", false, true},
+		{".git/config", false, true},
+		{".git/config.worktree", false, true},
+		{".git/hooks", true, true},
+		{".git/commondir", false, true},
+		{"sub/.git/config", false, true},
+		{".git/modules/m/config", false, true},
+		{".git/modules/m/hooks", true, true},
+		{".git/worktrees/w/commondir", false, true},
+		{".git/refs/heads/config", false, false},
+		{".git/logs/refs/heads/hooks", false, false},
+		{".git/HEAD", false, false},
+		{".git/index", false, false},
+		{"config", false, false},
+		{"hooks", true, false},
+		{"src/config", false, false},
+	}
+	for _, tc := range cases {
+		if got := skipArtifact(tc.rel, fakeEntry{name: filepath.Base(tc.rel), dir: tc.dir}); got != tc.want {
+			t.Errorf("skipArtifact(%q, dir=%v) = %v, want %v", tc.rel, tc.dir, got, tc.want)
+		}
 	}
 }

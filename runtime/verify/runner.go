@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,7 +139,7 @@ func (r *Runner) Run(ctx context.Context, checks []messages.VerificationCheck, e
 			return finish(r.sandboxErr(ctx, "create the artifact snapshot", err))
 		}
 		defer r.destroy(ctx, snap)
-		err = copyTree(ctx, src, filepath.Clean(execWorkDir), snap.WorkDir(), r.limits)
+		err = copyTree(ctx, src, filepath.Clean(execWorkDir), snap.WorkDir(), r.limits, writable)
 		switch {
 		case errors.Is(err, errArtifactLimit):
 			artifactErr = err
@@ -225,20 +226,31 @@ func (r *Runner) runCheck(ctx context.Context, c messages.VerificationCheck, sna
 		return fail("not run: " + artifactErr.Error())
 	}
 
-	in, err := r.opts.Sandbox.Create(ctx, r.config(c.Network, c.Timeout))
+	// The artifacts live in an instance of their own in which nothing runs,
+	// so that they are outside the check's work dir (its HOME, bound
+	// read-write by isolating backends) and can be bound read-only.
+	art, err := r.opts.Sandbox.Create(ctx, r.config(false, 1))
+	if err != nil {
+		res.Reason = "not run: the verification sandbox could not be created"
+		return res, r.sandboxErr(ctx, fmt.Sprintf("check %q", c.Name), err)
+	}
+	defer r.destroy(ctx, art)
+	artifacts := filepath.Join(art.WorkDir(), artifactsDirName)
+	if err := r.fillArtifacts(ctx, snapshot, artifacts); err != nil {
+		res.Reason = "not run: the artifacts could not be copied"
+		return res, r.sandboxErr(ctx, fmt.Sprintf("check %q", c.Name), err)
+	}
+	cfg := r.config(c.Network, c.Timeout)
+	cfg.FilesystemRead = []string{artifacts}
+	cfg.Env = checkEnv(artifacts)
+	in, err := r.opts.Sandbox.Create(ctx, cfg)
 	if err != nil {
 		res.Reason = "not run: the verification sandbox could not be created"
 		return res, r.sandboxErr(ctx, fmt.Sprintf("check %q", c.Name), err)
 	}
 	defer r.destroy(ctx, in)
-	if snapshot != "" {
-		if err := copyTree(ctx, snapshot, "", in.WorkDir(), r.limits); err != nil {
-			res.Reason = "not run: the artifacts could not be copied"
-			return res, r.sandboxErr(ctx, fmt.Sprintf("check %q", c.Name), err)
-		}
-	}
 	out, err := in.Run(ctx, sandbox.Command{
-		Args:           []string{"/bin/sh", "-c", c.Run},
+		Args:           checkArgs(artifacts, c.Run),
 		Timeout:        timeout,
 		MaxOutputBytes: r.opts.MaxOutputBytes,
 	})
@@ -260,7 +272,7 @@ func (r *Runner) runCheck(ctx context.Context, c messages.VerificationCheck, sna
 	case out.Signal != "":
 		reason = "killed by " + out.Signal
 	case c.Expect.FileExists != nil:
-		res.Passed, reason = fileExists(*c.Expect.FileExists, in.WorkDir(), r.projectDirs)
+		res.Passed, reason = fileExists(*c.Expect.FileExists, artifacts, r.projectDirs)
 	default:
 		res.Passed, reason = pred.evalOutput(outcome{
 			stdout: out.Stdout, truncated: out.StdoutTruncated, exitCode: out.ExitCode, limit: r.opts.MaxOutputBytes,
@@ -268,6 +280,41 @@ func (r *Runner) runCheck(ctx context.Context, c messages.VerificationCheck, sna
 	}
 	res.Reason = strings.ToValidUTF8(reason, "\uFFFD")
 	return res, nil
+}
+
+// checkExitCannotEnter is the exit status of a check whose shell could not
+// enter the artifacts directory (as env(1) reports a failed --chdir).
+const checkExitCannotEnter = 125
+
+// checkArgs is the argument list of a check: a fixed shell that enters the
+// artifacts directory and then runs the check's own text, which it gets as
+// an argument ("$2"), never spliced into the fixed text. Backends start
+// every command in the instance's work dir (HOME), so the change of
+// directory happens inside the sandbox; OLDPWD, which cd sets, is removed
+// again.
+func checkArgs(artifacts, run string) []string {
+	script := `cd -- "$1" || exit ` + strconv.Itoa(checkExitCannotEnter) + `; unset OLDPWD; exec /bin/sh -c "$2"`
+	return []string{"/bin/sh", "-c", script, "silas-verify", artifacts, run}
+}
+
+// artifactsDirName is the artifacts directory of a check inside the work
+// dir of the instance that holds it. That work dir stays 0700, so only the
+// server's uid reaches the world-readable copy on the host.
+const artifactsDirName = "artifacts"
+
+// fillArtifacts creates dir, the artifacts directory of one check, copies
+// the snapshot ("" for none) into it and makes it read-only.
+func (r *Runner) fillArtifacts(ctx context.Context, snapshot, dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("%w: artifacts directory: %w", ErrUnavailable, err)
+	}
+	if snapshot == "" {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			return fmt.Errorf("%w: make the artifacts read-only: %w", ErrUnavailable, err)
+		}
+		return nil
+	}
+	return copyTree(ctx, snapshot, "", dir, r.limits, readOnly)
 }
 
 // sandboxErr wraps an error of the verification sandbox: the context's error

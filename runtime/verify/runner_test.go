@@ -29,7 +29,7 @@ func TestExpectations(t *testing.T) {
 		{"exit_code matches", "exit 3", exitCode(3), true, "exit code 3 as expected"},
 		{"exit_code differs", "exit 1", exitCode(0), false, "exit code 1, expected 0"},
 		{"equals drops one trailing newline", "echo hello", equals("hello"), true, "equals"},
-		{"equals ignores a non-zero exit", "printf 'x\\n' > f; grep -c teh f", equals("0"), true, "equals"},
+		{"equals ignores a non-zero exit", `printf 'x\n' > "$HOME/f"; grep -c teh "$HOME/f"`, equals("0"), true, "equals"},
 		{"equals is case sensitive", "echo hello", equals("Hello"), false, `output "hello", expected "Hello"`},
 		{"equals keeps leading whitespace", "echo ' hello'", equals("hello"), false, "expected"},
 		{"equals drops only one newline", `printf 'x\n\n'`, equals("x"), false, "expected"},
@@ -46,9 +46,7 @@ func TestExpectations(t *testing.T) {
 		{"output_gt above with spaces", "echo '  42 '", outputGT(41.5), true, "42 > 41.5"},
 		{"output_gt equal is not greater", "echo 1", outputGT(1), false, "not greater than 1"},
 		{"output_gt empty", "true", outputGT(0), false, `"" is not a finite number`},
-		{"file_exists made by the check", "mkdir -p out && touch out/made.txt", fileExists("out/made.txt"), true, "exists"},
 		{"file_exists missing", "true", fileExists("absent.txt"), false, `"absent.txt" does not exist`},
-		{"file_exists dangling symlink", "ln -s nowhere link", fileExists("link"), false, "does not exist"},
 		{"not_empty with output", "echo x", notEmpty(), true, "not empty"},
 		{"not_empty with only whitespace", `printf '  \n\t'`, notEmpty(), false, "output is empty"},
 		{"not_empty with nothing", "true", notEmpty(), false, "output is empty"},
@@ -113,19 +111,37 @@ func TestAllPassedAndDefaultTimeout(t *testing.T) {
 func TestEnvironmentIsMinimal(t *testing.T) {
 	t.Setenv("SILAS_VERIFY_SECRET", "server-only")
 	r := newRunner(t, nil, verify.Options{})
+	exec := writeTree(t, map[string]string{"result.txt": "42\n"})
 	cases := []struct {
 		name string
+		tool string
 		c    messages.VerificationCheck
 	}{
-		// dash exports PWD itself; everything else must be PATH and HOME.
-		{"only PATH and HOME", check("env", `env | cut -d= -f1 | grep -vx PWD | sort | paste -sd, -`, equals("HOME,PATH"))},
-		{"PATH is the spec's", check("path", `echo "$PATH"`, equals(sandbox.DefaultPath))},
-		{"HOME is the work dir", check("home", `[ "$HOME" = "$(pwd)" ]`, exitCode(0))},
-		{"no server secret", check("secret", `printenv SILAS_VERIFY_SECRET`, exitCode(1))},
+		// dash exports PWD itself; everything else must be PATH, HOME and
+		// the variables that keep tools from loading code by themselves.
+		{"only PATH, HOME and the hardening", "", check("env", `env | cut -d= -f1 | grep -vx PWD | sort | paste -sd, -`, equals(
+			"GIT_CEILING_DIRECTORIES,GIT_CONFIG_COUNT,GIT_CONFIG_GLOBAL,GIT_CONFIG_KEY_0,GIT_CONFIG_KEY_1,GIT_CONFIG_KEY_2,GIT_CONFIG_KEY_3,"+
+				"GIT_CONFIG_NOSYSTEM,GIT_CONFIG_VALUE_0,GIT_CONFIG_VALUE_1,GIT_CONFIG_VALUE_2,GIT_CONFIG_VALUE_3,HOME,PATH,"+
+				"PYTHONDONTWRITEBYTECODE,PYTHONNOUSERSITE,PYTHONSAFEPATH"))},
+		{"PATH is the spec's", "", check("path", `echo "$PATH"`, equals(sandbox.DefaultPath))},
+		{"the working directory holds the artifacts", "", check("cwd", `cat result.txt`, equals("42"))},
+		{"HOME is an empty directory that is not the artifacts", "", check("home",
+			`[ "$HOME" != "$(pwd -P)" ] && [ -d "$HOME" ] && [ -z "$(ls -A "$HOME")" ] && [ ! -e "$HOME/result.txt" ]`, exitCode(0))},
+		{"no server secret", "", check("secret", `printenv SILAS_VERIFY_SECRET`, exitCode(1))},
+		{"python keeps the working directory off sys.path", "python3", check("python",
+			`python3 -c 'import sys; print(sys.flags.safe_path, sys.flags.no_user_site, sys.dont_write_bytecode, "" in sys.path)'`,
+			equals("True 1 True False"))},
+		{"git ignores repository hooks and monitors", "git", check("git",
+			`git config --get core.fsmonitor; git config --get core.hooksPath; git config --get safe.bareRepository; [ "$(git config --get safe.directory)" = "$PWD" ] && echo trusted`,
+			equals("false\n/dev/null\nexplicit\ntrusted"))},
+		{"git finds no repository above the artifacts", "git", check("ceiling", `git rev-parse --git-dir`, exitCode(128))},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := runOne(t, r, tc.c, ""); !got.Passed {
+			if tc.tool != "" {
+				needTool(t, tc.tool)
+			}
+			if got := runOne(t, r, tc.c, exec); !got.Passed {
 				t.Fatalf("%+v", got)
 			}
 		})
@@ -190,8 +206,10 @@ func TestFileExistsConfinement(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec := writeTree(t, map[string]string{"result.txt": "42\n"})
-	if err := os.Symlink("/etc/passwd", filepath.Join(exec, "passwd-link")); err != nil {
-		t.Fatal(err)
+	for link, target := range map[string]string{"passwd-link": "/etc/passwd", "etcdir": "/etc", "dangling": "nowhere"} {
+		if err := os.Symlink(target, filepath.Join(exec, link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := newRunner(t, nil, verify.Options{ProjectDirs: []string{project}})
 	cases := []struct {
@@ -208,8 +226,8 @@ func TestFileExistsConfinement(t *testing.T) {
 		{"an absolute path outside", "true", "/etc/passwd", false, "outside the allowed directories"},
 		{"home relative", "true", "~/.ssh/id_ed25519", false, "home-relative paths are not allowed"},
 		{"a symlink to /etc/passwd left by the agent", "true", "passwd-link", false, "resolves outside"},
-		{"a symlink to /etc/passwd made by the check", "ln -s /etc/passwd mine", "mine", false, "resolves outside"},
-		{"a symlinked directory on the path", "ln -s /etc etcdir", "etcdir/passwd", false, "resolves outside"},
+		{"a symlinked directory on the path", "true", "etcdir/passwd", false, "resolves outside"},
+		{"a dangling symlink", "true", "dangling", false, "does not exist"},
 		{"a symlink in a project dir", "true", filepath.Join(project, "escape"), false, "resolves outside"},
 	}
 	for _, tc := range cases {
@@ -274,7 +292,13 @@ func TestCaptureLimit(t *testing.T) {
 }
 
 func TestArtifacts(t *testing.T) {
-	exec := writeTree(t, map[string]string{"result.txt": "42\n", "sub/data.txt": "nested\n", "run.sh": "#!/bin/sh\necho script ran\n"})
+	exec := writeTree(t, map[string]string{
+		"result.txt": "42\n", "sub/data.txt": "nested\n", "run.sh": "#!/bin/sh\necho script ran\n",
+		"node_modules/pkg/index.js": "", "sub/nested/node_modules/pkg/index.js": "",
+		".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n\tfsmonitor = evil\n", ".git/hooks/pre-commit": "",
+		".git/refs/heads/config": "", ".git/modules/m/HEAD": "", ".git/modules/m/config": "", ".git/modules/m/hooks/x": "",
+		".git/modules/m/commondir": "", ".git/config.worktree": "", "sub/nested/.git": "gitdir: /elsewhere\n",
+	})
 	if err := os.Chmod(filepath.Join(exec, "run.sh"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -290,9 +314,10 @@ func TestArtifacts(t *testing.T) {
 		check("scripts stay executable", "./run.sh", equals("script ran")),
 		check("absolute links into the exec dir are made relative", "readlink sub/abs-link", equals("../result.txt")),
 		check("FIFOs are left out", "test -e pipe", exitCode(1)),
-		check("deletes its copy", "rm result.txt && test ! -e result.txt", exitCode(0)),
-		check("overwrites through the link", "echo changed > sub/abs-link && cat result.txt", equals("changed")),
-		check("a later check gets a fresh copy", "cat result.txt", equals("42")),
+		check("the copy is read-only", "stat -c %a result.txt run.sh sub . | paste -sd, -", equals("444,555,555,555")),
+		check("node_modules and git's config, hooks and links are left out", "find . | sort | paste -sd, -", equals(
+			".,./.git,./.git/HEAD,./.git/modules,./.git/modules/m,./.git/modules/m/HEAD,./.git/refs,./.git/refs/heads,"+
+				"./.git/refs/heads/config,./result.txt,./run.sh,./sub,./sub/abs-link,./sub/data.txt,./sub/nested")),
 	}
 	rep, err := newRunner(t, nil, verify.Options{}).Run(t.Context(), checks, exec)
 	if err != nil {
@@ -444,7 +469,8 @@ func TestSandboxUnavailable(t *testing.T) {
 		wantResults int
 		wantErr     error
 	}{
-		{"backend fails on the second check", &flakyManager{createFailAt: 2}, 2, sandbox.ErrBackendUnavailable},
+		// Each check creates two instances: its artifacts and its own.
+		{"backend fails on the second check", &flakyManager{createFailAt: 3}, 2, sandbox.ErrBackendUnavailable},
 		{"network isolation unavailable fails closed", &flakyManager{runErr: netErr}, 1, sandbox.ErrNetworkIsolationUnavailable},
 	}
 	for _, tc := range cases {

@@ -2,61 +2,56 @@ package bwrap
 
 import (
 	"os"
-	"path/filepath"
+	"strconv"
 
-	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/sandbox/internal/layout"
 )
 
-// systemDirs are bound read-only when they exist; a symlink (merged /usr) is
-// recreated as the same symlink.
-func systemDirs() []string {
-	return []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+// seccompFD is the descriptor bwrap reads the seccomp program from: the
+// first of proc.Spec.ExtraFiles.
+const seccompFD = 3
+
+// argsConfig is what Args needs besides the layout.
+type argsConfig struct {
+	network  bool
+	tmpBytes uint64
+	// source is the host path bwrap binds an entry from: the entry's own path,
+	// or its staged path when Silas is root (see reexec.Drop).
+	source func(layout.Entry) string
 }
 
-// etcFiles are the /etc entries programs need to start, resolve users and
-// verify TLS; nothing else of /etc is visible.
-func etcFiles() []string {
-	return []string{
-		"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-		"/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts",
-		"/etc/ssl", "/etc/ca-certificates", "/etc/ca-certificates.conf", "/etc/mime.types",
-	}
-}
-
-// netFiles are added only with network access.
-func netFiles() []string { return []string{"/etc/resolv.conf", "/etc/gai.conf", "/etc/host.conf"} }
-
-// Args returns the bwrap arguments (without the program and without "--")
-// for an instance whose work dir is dir.
-func Args(dir string, cfg messages.SandboxConfig) []string {
+// Args returns the bwrap arguments, without the program and "--".
+func Args(entries []layout.Entry, c argsConfig) []string {
 	a := []string{"--unshare-all"}
-	if cfg.NetworkAccess {
+	if c.network {
 		a = append(a, "--share-net")
 	}
-	a = append(a, "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-		"--hostname", "sandbox")
-	for _, d := range systemDirs() {
-		a = appendSystem(a, d)
+	// A user namespace always, with uid and gid 0 inside (mapped to the
+	// unprivileged uid bwrap runs as), nested user namespaces disabled,
+	// every capability dropped.
+	a = append(a, "--unshare-user", "--uid", "0", "--gid", "0", "--disable-userns",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
+		"--proc", "/proc", "--dev", "/dev",
+		"--size", strconv.FormatUint(c.tmpBytes, 10), "--tmpfs", "/tmp",
+		"--dir", "/root")
+	var work string
+	for _, e := range entries {
+		switch e.Kind {
+		case layout.System:
+			a = appendSystem(a, e.Path)
+		case layout.Etc:
+			a = append(a, "--ro-bind-try", e.Path, e.Path)
+		case layout.Read:
+			a = append(a, "--ro-bind", c.source(e), e.Path)
+		case layout.Write:
+			a = append(a, "--bind", c.source(e), e.Path)
+		case layout.Work:
+			// The work dir last (layout.For's order), so nothing above hides it.
+			a = append(a, "--bind", c.source(e), e.Path)
+			work = e.Path
+		}
 	}
-	etc := etcFiles()
-	if cfg.NetworkAccess {
-		etc = append(etc, netFiles()...)
-	}
-	if py, _ := filepath.Glob("/etc/python3*"); len(py) > 0 {
-		etc = append(etc, py...)
-	}
-	for _, f := range etc {
-		a = append(a, "--ro-bind-try", f, f)
-	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
-	for _, p := range cfg.FilesystemRead {
-		a = append(a, "--ro-bind", p, p)
-	}
-	for _, p := range cfg.FilesystemWrite {
-		a = append(a, "--bind", p, p)
-	}
-	// The work dir last, so no tmpfs or bind above hides it.
-	return append(a, "--bind", dir, dir, "--chdir", dir)
+	return append(a, "--chdir", work, "--remount-ro", "/", "--seccomp", strconv.Itoa(seccompFD))
 }
 
 func appendSystem(a []string, d string) []string {

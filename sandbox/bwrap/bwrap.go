@@ -1,21 +1,3 @@
-// Package bwrap is a sandbox backend that runs every command inside
-// bubblewrap (the Debian package "bubblewrap", binary bwrap), on top of what
-// the subprocess backend does (scrubbed environment, rlimits set before exec,
-// process-group kill on timeout, output caps).
-//
-// Isolation it adds: new user, PID, IPC, UTS, cgroup and (unless
-// network_access) network namespaces (--unshare-all, --share-net only when
-// asked); a filesystem view of read-only /usr, /bin, /sbin, /lib*, a few /etc
-// essentials, a fresh /proc, a minimal /dev, an empty tmpfs /tmp, the
-// instance's work dir read-write, and only the filesystem_read (read-only)
-// and filesystem_write (read-write) paths of the SandboxConfig; all
-// capabilities dropped; --new-session (no terminal injection); and
-// --die-with-parent, so killing bwrap on timeout tears down the whole PID
-// namespace, including children that left the process group.
-//
-// Gaps: no seccomp filter (the kernel's full syscall surface is reachable),
-// the sandboxed process keeps the server's uid (mapped into its user
-// namespace), and memory is bounded by RLIMIT_AS per process, not by a cgroup.
 package bwrap
 
 import (
@@ -26,13 +8,30 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/sandbox"
+	"github.com/silas-ai/silas/sandbox/internal/layout"
 	"github.com/silas-ai/silas/sandbox/internal/proc"
+	"github.com/silas-ai/silas/sandbox/internal/reexec"
+	"github.com/silas-ai/silas/sandbox/internal/seccomp"
 )
 
 // Name is the backend's name in SandboxConfig.Backend.
 const Name = messages.BackendBubblewrap
+
+// Defaults of Options.
+const (
+	DefaultMaxFileSizeMB = 1024
+	DefaultMaxProcesses  = 512
+	DefaultTmpSizeMB     = 256
+	// DefaultHostIDBase and DefaultHostIDCount: see namespaces.Options; the
+	// two backends may share the range (ids are per instance and only
+	// bound the instance's process count).
+	DefaultHostIDBase  = 2_000_000_000
+	DefaultHostIDCount = 65_536
+)
 
 // Options configure the backend.
 type Options struct {
@@ -43,22 +42,34 @@ type Options struct {
 	// Path is PATH inside the sandbox. Default sandbox.DefaultPath.
 	Path string
 	// MaxFileSizeMB is the largest file a sandboxed process may write.
-	// Default 1024.
+	// Default DefaultMaxFileSizeMB.
 	MaxFileSizeMB int
-	// MaxProcesses sets RLIMIT_NPROC when positive (counted per uid; not
-	// enforced for root). Default off.
+	// MaxProcesses bounds the processes and threads of a run (RLIMIT_NPROC,
+	// which the kernel counts per uid). Default DefaultMaxProcesses.
 	MaxProcesses int
+	// TmpSizeMB is the size of the sandbox's private /tmp. Default
+	// DefaultTmpSizeMB.
+	TmpSizeMB int
+	// HostIDBase and HostIDCount are the unprivileged host ids (uid = gid)
+	// bwrap runs as, one per instance, when Silas is root. Defaults
+	// DefaultHostIDBase and DefaultHostIDCount.
+	HostIDBase, HostIDCount int
 }
 
 // Backend is the bubblewrap sandbox.Manager.
 type Backend struct {
 	opts Options
+	// filter is the seccomp program in bwrap's --seccomp format.
+	filter []byte
+	// ids is nil when Silas is not root.
+	ids *proc.IDPool
 }
 
 var _ sandbox.Manager = (*Backend)(nil)
 
 // New checks opts and finds bwrap; it fails with sandbox.ErrBackendUnavailable
-// when bwrap is not installed. It starts nothing.
+// when bwrap is not installed. It starts nothing; Probe checks that bwrap
+// works on this host.
 func New(opts Options) (*Backend, error) {
 	if opts.Root == "" {
 		return nil, fmt.Errorf("%w: bwrap backend needs a root directory", sandbox.ErrInvalidConfig)
@@ -68,7 +79,7 @@ func New(opts Options) (*Backend, error) {
 	}
 	path, err := exec.LookPath(opts.Bwrap)
 	if err != nil {
-		return nil, fmt.Errorf("%w: bwrap not found (%w); install the Debian package bubblewrap or use the subprocess backend",
+		return nil, fmt.Errorf("%w: bwrap not found (%w); install the Debian package bubblewrap or use the namespaces backend",
 			sandbox.ErrBackendUnavailable, err)
 	}
 	if opts.Bwrap, err = filepath.Abs(path); err != nil {
@@ -77,13 +88,32 @@ func New(opts Options) (*Backend, error) {
 	if opts.Path == "" {
 		opts.Path = sandbox.DefaultPath
 	}
-	if opts.MaxFileSizeMB == 0 {
-		opts.MaxFileSizeMB = 1024
+	defaults := []struct {
+		v   *int
+		def int
+	}{
+		{&opts.MaxFileSizeMB, DefaultMaxFileSizeMB}, {&opts.MaxProcesses, DefaultMaxProcesses},
+		{&opts.TmpSizeMB, DefaultTmpSizeMB}, {&opts.HostIDBase, DefaultHostIDBase}, {&opts.HostIDCount, DefaultHostIDCount},
 	}
-	if opts.MaxFileSizeMB < 0 || opts.MaxProcesses < 0 {
-		return nil, fmt.Errorf("%w: max file size and max processes must not be negative", sandbox.ErrInvalidConfig)
+	for _, d := range defaults {
+		if *d.v == 0 {
+			*d.v = d.def
+		}
 	}
-	return &Backend{opts: opts}, nil
+	if opts.MaxFileSizeMB < 0 || opts.MaxProcesses < 0 || opts.TmpSizeMB < 0 {
+		return nil, fmt.Errorf("%w: max file size, max processes and tmp size must not be negative", sandbox.ErrInvalidConfig)
+	}
+	prog, err := seccomp.Program()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", sandbox.ErrBackendUnavailable, err)
+	}
+	b := &Backend{opts: opts, filter: seccomp.Marshal(prog)}
+	if os.Geteuid() == 0 {
+		if b.ids, err = proc.NewIDPool(opts.HostIDBase, opts.HostIDCount); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // Name implements sandbox.Manager.
@@ -107,41 +137,131 @@ func (b *Backend) Create(ctx context.Context, cfg messages.SandboxConfig) (sandb
 	if err != nil {
 		return nil, err
 	}
-	return proc.NewInstance(dir, cfg, spec{b.opts}), nil
+	s := &spec{b: b, hostID: -1}
+	if b.ids != nil {
+		id, err := b.ids.Acquire()
+		if err != nil {
+			_ = sandbox.RemoveWorkDir(context.WithoutCancel(ctx), dir)
+			return nil, err
+		}
+		s.hostID = id
+		if err := os.Chown(dir, id, id); err != nil {
+			s.Release()
+			_ = sandbox.RemoveWorkDir(context.WithoutCancel(ctx), dir)
+			return nil, fmt.Errorf("sandbox work dir %s: hand it to the sandbox's uid %d: %w", dir, id, err)
+		}
+	}
+	return proc.NewInstance(dir, cfg, s), nil
 }
 
-// spec is the proc.Backend of this backend.
-type spec struct{ opts Options }
+// spec is the proc.Backend of one instance.
+type spec struct {
+	b *Backend
+	// hostID is the uid and gid bwrap runs as when Silas is root, -1
+	// otherwise.
+	hostID int
+}
 
-// Spec implements proc.Backend: bwrap with its arguments, then the command.
-func (s spec) Spec(cmd sandbox.Command, dir string, cfg messages.SandboxConfig) (proc.Spec, error) {
-	args := append([]string{s.opts.Bwrap}, Args(dir, cfg)...)
+// Spec implements proc.Backend: the helper (dropping to the instance's
+// host id first when Silas is root), then bwrap with its arguments, then the
+// command.
+func (s *spec) Spec(cmd sandbox.Command, dir string, cfg messages.SandboxConfig) (proc.Spec, error) {
+	o := s.b.opts
+	entries := layout.For(dir, cfg.NetworkAccess, cfg.FilesystemRead, cfg.FilesystemWrite)
+	var drop *reexec.Drop
+	source := func(e layout.Entry) string { return e.Path }
+	if s.hostID >= 0 {
+		// bwrap runs as the instance's id and may not traverse the parents of
+		// the work dir (the data dir is root's): the helper stages the paths
+		// it binds while still root.
+		drop = &reexec.Drop{UID: s.hostID, GID: s.hostID}
+		staged := map[string]string{}
+		for _, e := range entries {
+			if e.Required() {
+				staged[e.Path] = reexec.StagePath(len(drop.Stage))
+				drop.Stage = append(drop.Stage, e.Path)
+			}
+		}
+		source = func(e layout.Entry) string { return staged[e.Path] }
+	}
+	args := append([]string{o.Bwrap}, Args(entries, argsConfig{
+		network: cfg.NetworkAccess, tmpBytes: uint64(o.TmpSizeMB) << 20, source: source,
+	})...)
 	// bwrap sets PWD after --chdir; env(1) removes it again so the program
 	// sees exactly the sandbox environment. env also reports a missing
-	// program with status 127, like the subprocess backend.
+	// program with status 127, like the other backends.
 	args = append(append(args, "--", "/usr/bin/env", "-u", "PWD", "--"), cmd.Args...)
+	limits := proc.LimitsFor(cfg, o.MaxFileSizeMB, o.MaxProcesses)
+	if s.hostID < 0 {
+		// bwrap's user namespace is created under the limit: the kernel then
+		// also counts every task of Silas's uid against it.
+		limits.Processes += uint64(proc.TasksOf(os.Getuid()))
+	}
+	filter, err := s.filterFile()
+	if err != nil {
+		return proc.Spec{}, err
+	}
 	return proc.Spec{
 		Args:           args,
-		Env:            sandbox.Environ(cfg, cmd.Env, s.opts.Path, dir),
+		Env:            sandbox.Environ(cfg, cmd.Env, o.Path, dir),
 		Dir:            dir,
 		Stdin:          cmd.Stdin,
-		Limits:         proc.LimitsFor(cfg, s.opts.MaxFileSizeMB, s.opts.MaxProcesses),
+		Limits:         limits,
+		Helper:         reexec.HelperOptions{Drop: drop},
+		ExtraFiles:     []*os.File{filter},
 		Timeout:        cmd.Timeout,
 		MaxOutputBytes: cmd.MaxOutputBytes,
 	}, nil
 }
 
+// filterFile returns a sealed in-memory file holding the seccomp program,
+// positioned at its start, for bwrap's --seccomp.
+func (s *spec) filterFile() (*os.File, error) {
+	fd, err := unix.MemfdCreate("silas-seccomp", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("%w: seccomp program file: %w", sandbox.ErrStart, err)
+	}
+	f := os.NewFile(uintptr(fd), "silas-seccomp")
+	if _, err := f.Write(s.b.filter); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%w: seccomp program file: %w", sandbox.ErrStart, err)
+	}
+	seals := unix.F_SEAL_SEAL | unix.F_SEAL_SHRINK | unix.F_SEAL_GROW | unix.F_SEAL_WRITE
+	if _, err := unix.FcntlInt(f.Fd(), unix.F_ADD_SEALS, seals); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%w: seal seccomp program file: %w", sandbox.ErrStart, err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("%w: seccomp program file: %w", sandbox.ErrStart, err)
+	}
+	return f, nil
+}
+
 // Check implements proc.Backend: bwrap reports a failure to build the sandbox
-// (namespaces, mounts) on stderr as "bwrap: ..." with exit status 1, before
-// the command runs. Such a run is an error, not a result. A command that
-// prints the same only turns its own result into an error.
-func (spec) Check(res sandbox.Result) error {
-	if res.ExitCode == 1 && bytes.HasPrefix(res.Stderr, []byte("bwrap: ")) {
-		msg := bytes.TrimSpace(res.Stderr)
+// (namespaces, mounts) on stderr as "bwrap: ..." with exit status 1, and the
+// helper a failure to drop to the instance's id as "silas-sandbox: ..." with
+// status 126, before the command runs. Such a run is an error, not a result.
+// A command that prints the same only turns its own result into an error.
+func (*spec) Check(res sandbox.Result) error {
+	msg := bytes.TrimSpace(res.Stderr)
+	switch {
+	case res.ExitCode == 1 && bytes.HasPrefix(res.Stderr, []byte("bwrap: ")):
 		if bytes.Contains(msg, []byte("etwork")) || bytes.Contains(msg, []byte("loopback")) {
 			return fmt.Errorf("%w: %s", sandbox.ErrNetworkIsolationUnavailable, msg)
 		}
-		return fmt.Errorf("%w: bubblewrap could not build the sandbox: %s", sandbox.ErrBackendUnavailable, msg)
+		return fmt.Errorf("%w: bubblewrap could not build the sandbox: %s; unprivileged user namespaces must be "+
+			"enabled for bwrap (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, "+
+			"kernel.apparmor_restrict_unprivileged_userns=0 or bwrap's AppArmor profile)", sandbox.ErrBackendUnavailable, msg)
+	case res.ExitCode == 126 && bytes.HasPrefix(res.Stderr, []byte("silas-sandbox: ")):
+		return fmt.Errorf("%w: %s", sandbox.ErrBackendUnavailable, msg)
 	}
 	return nil
+}
+
+// Release implements proc.Releaser: the host id goes back to the pool.
+func (s *spec) Release() {
+	if s.hostID >= 0 {
+		s.b.ids.Release(s.hostID)
+	}
 }

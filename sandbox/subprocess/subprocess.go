@@ -1,5 +1,6 @@
-// Package subprocess is the default sandbox backend (spec 9.1): each instance
-// is a fresh 0700 work dir under a configured root, and each command runs
+// Package subprocess is the unisolated sandbox backend (spec 9.1), for
+// explicit opt-in only: each instance is a fresh 0700 work dir under a
+// configured root, and each command runs
 //
 //   - with an argument list, never through a shell built from values;
 //   - with only SandboxConfig.env (plus the command's own variables), PATH and
@@ -14,11 +15,17 @@
 //     first process ends, so background children die too;
 //   - with stdout and stderr capped while they are read.
 //
-// It is process-level isolation only: the process runs as the server's user
-// and sees the host's filesystem with that user's rights (filesystem_read and
-// filesystem_write are not enforced), its PIDs and its IPC. A process that
-// calls setsid leaves the process group and survives the group kill. Use the
-// bwrap backend where filesystem isolation matters.
+// It is process-level isolation only, and these are its gaps, each an attack
+// the isolating backends' conformance tests try and this backend does not
+// stop: the process runs as the server's user (root, if Silas is root) and
+// sees the host's filesystem with that user's rights, so it can read the data
+// dir, keys and tokens by absolute or ../ path and write outside its work dir
+// (filesystem_read and filesystem_write are not enforced); it sees the host's
+// PIDs, so it can read /proc/<daemon pid>/environ and, as root, nsenter the
+// daemon's network namespace; it keeps every capability of that user and has
+// no seccomp filter; as root RLIMIT_NPROC does not hold, so a fork bomb is
+// not contained; and a process that calls setsid leaves the process group and
+// survives the group kill. Use the namespaces or bwrap backend.
 package subprocess
 
 import (

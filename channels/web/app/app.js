@@ -142,6 +142,7 @@ async function pullPendingApprovals() {
 }
 
 function onServerEvent(ev) {
+  if (ev.type === 'session' && ev.sandbox) showSandbox(ev.sandbox);
   // Silas does not say on the socket that it refused a signature: ask
   // whether it still accepts this key once a signed message is in.
   if (ev.type === 'ack' && device.state === 'enrolled') device.check();
@@ -151,6 +152,19 @@ function onServerEvent(ev) {
   if (isNewCard && review.cards.some((c) => c.id === (ev.request_id || ev.ref_id))) {
     stream.add({ key: 'c-' + (ev.request_id || ev.ref_id), kind: 'cardref', text: `${ev.title || 'A decision'} is waiting for you in Review.`, at: Date.now() });
   }
+}
+
+// showSandbox warns, for as long as it holds, that work either runs without
+// isolation (the owner allowed it) or cannot run at all on this host.
+function showSandbox(sb) {
+  let text = '';
+  if (!sb.backend) {
+    text = 'Work cannot run on this host: no isolating sandbox works here, so approved plans end blocked. Run `silas doctor` to see what to enable.';
+  } else if (!sb.isolated) {
+    text = `Work runs WITHOUT isolation (${sb.backend}, silas.sandbox.allow_unisolated): agent code can read everything Silas's user can, its keys included.`;
+  }
+  $('#sandbox-banner').hidden = !text;
+  $('#sandbox-banner-text').textContent = text;
 }
 
 function startSession() {

@@ -16,6 +16,7 @@ import (
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/gates/predicate"
+	"github.com/silas-ai/silas/sandbox"
 )
 
 // Defaults of [Options].
@@ -26,21 +27,26 @@ const (
 	maxEnvValue = 96 << 10
 	// maxValueText caps the script output kept in GateResult.value.
 	maxValueText = 1000
-	// envPath is the only PATH a script sees.
-	envPath = "/usr/local/bin:/usr/bin:/bin"
+	// envPath is the PATH a script sees: the sandbox's.
+	envPath = sandbox.DefaultPath
 )
 
 // Options configure a [Provider].
 type Options struct {
-	// Dir is the gates working directory (absolute); scripts run in it and
-	// relative script paths resolve against it. Required.
+	// Dir is the script directory, owned by the configuration (absolute):
+	// the only place scripts are taken from, the scripts' working
+	// directory, and the only path the sandbox shows them (read-only).
+	// Required.
 	Dir string
+	// Sandbox runs every script, each in a fresh instance. Required. Give
+	// it a root of its own outside Dir (for example
+	// <data_dir>/sandbox/gates): a run whose work dir lies inside Dir is
+	// refused, since other runs would see it.
+	Sandbox sandbox.Manager
 	// Timeout bounds one script run. Default 30 s.
 	Timeout time.Duration
 	// MaxOutput caps the bytes read from stdout and stderr. Default 1 MiB.
 	MaxOutput int
-	// Runner starts processes. Default [ExecRunner].
-	Runner Runner
 	// Predicate evaluates extracted values and file_exists expectations.
 	// Default: a predicate provider permitted to look inside Dir only.
 	Predicate *predicate.Provider
@@ -59,14 +65,15 @@ func New(o Options) (*Provider, error) {
 	if !filepath.IsAbs(o.Dir) {
 		return nil, fmt.Errorf("%w: script gates need an absolute working directory, got %q", gates.ErrBadConfig, o.Dir)
 	}
+	o.Dir = filepath.Clean(o.Dir)
+	if o.Sandbox == nil {
+		return nil, fmt.Errorf("%w: script gates need a sandbox to run their scripts in", gates.ErrBadConfig)
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
-	}
-	if o.Runner == nil {
-		o.Runner = ExecRunner{}
 	}
 	if o.Predicate == nil {
 		p, err := predicate.New(o.Dir)
@@ -84,13 +91,24 @@ func (p *Provider) Evaluate(ctx context.Context, g *messages.Gate, trigger messa
 	if err != nil {
 		return messages.GateResult{}, err
 	}
+	realDir, err := resolveDir(p.o.Dir)
+	if err != nil {
+		return messages.GateResult{}, fmt.Errorf("gate %s: %w", g.Name, err)
+	}
+	if argv[0], err = resolveProgram(p.o.Dir, realDir, argv[0]); err != nil {
+		return messages.GateResult{}, fmt.Errorf("gate %s: %w", g.Name, err)
+	}
 	env, err := Environment(g.Name, trigger, gctx)
 	if err != nil {
 		return messages.GateResult{}, err
 	}
-	out, err := p.o.Runner.Run(ctx, Command{Argv: argv, Env: env, Dir: p.o.Dir, Timeout: p.o.Timeout, MaxOutput: p.o.MaxOutput})
-	if out.TimedOut {
-		return messages.GateResult{}, fmt.Errorf("%w after %s (process group killed): %w", ErrTimeout, p.o.Timeout, err)
+	out, err := p.run(ctx, realDir, argv, env)
+	if out.TimedOut || (err != nil && ctx.Err() != nil) {
+		terr := fmt.Errorf("%w after %s (process group killed)", ErrTimeout, p.o.Timeout)
+		if cause := errors.Join(err, ctx.Err()); cause != nil {
+			terr = fmt.Errorf("%w: %w", terr, cause)
+		}
+		return messages.GateResult{}, terr
 	}
 	if err != nil {
 		return messages.GateResult{}, fmt.Errorf("script gate %s: %w", g.Name, err)
@@ -108,8 +126,8 @@ func (p *Provider) Evaluate(ctx context.Context, g *messages.Gate, trigger messa
 }
 
 // argv is the command of a gate: config "argv" (a list), else
-// check_command, else check, split by [SplitCommand]. A relative program
-// path with a slash resolves against the working directory.
+// check_command, else check, split by [SplitCommand]. Its program is
+// resolved by resolveProgram when the gate runs.
 func (p *Provider) argv(g *messages.Gate) ([]string, error) {
 	var argv []string
 	if raw, ok := g.Config["argv"]; ok {
@@ -136,9 +154,6 @@ func (p *Provider) argv(g *messages.Gate) ([]string, error) {
 		if argv, err = SplitCommand(cmd); err != nil {
 			return nil, fmt.Errorf("gate %s: %w", g.Name, err)
 		}
-	}
-	if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
-		argv[0] = filepath.Join(p.o.Dir, argv[0])
 	}
 	return argv, nil
 }

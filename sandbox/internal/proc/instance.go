@@ -20,6 +20,12 @@ type Backend interface {
 	Check(res sandbox.Result) error
 }
 
+// Releaser is a Backend that holds something for the instance's lifetime (a
+// host id); Destroy calls Release once every run has ended.
+type Releaser interface {
+	Release()
+}
+
 // Instance is the sandbox.Instance shared by the backends: a work dir, a
 // config, and the runs in flight, which Destroy kills.
 type Instance struct {
@@ -103,5 +109,9 @@ func (in *Instance) Destroy(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("destroy sandbox %s: runs still ending: %w", in.dir, ctx.Err())
 	}
-	return sandbox.RemoveWorkDir(ctx, in.dir)
+	err := sandbox.RemoveWorkDir(ctx, in.dir)
+	if r, ok := in.backend.(Releaser); ok {
+		r.Release()
+	}
+	return err
 }

@@ -2,15 +2,17 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"testing/iotest"
 
-	"golang.org/x/sys/unix"
+	"github.com/silas-ai/silas/sandbox"
 )
 
 func TestCapture(t *testing.T) {
@@ -38,47 +40,78 @@ func TestCapture(t *testing.T) {
 	}
 }
 
-func TestLimitsRoundTrip(t *testing.T) {
-	l := Limits{MemoryBytes: 512 << 20, CPUSeconds: 60, FileSizeBytes: 1 << 30}
-	args := append(l.args(), "--", "python3", "-c", "--")
-	lims, argv, err := parseLimits(args)
+func TestParseStatus(t *testing.T) {
+	cases := []struct {
+		line     string
+		reported bool
+		ws       uint32
+		err      error
+	}{
+		{"", false, 0, nil},
+		{"exit 256", true, 256, nil},
+		{"exit 9", true, 9, nil},
+		{"fail setup mount /usr: permission denied", true, 0, sandbox.ErrBackendUnavailable},
+		{"fail network loopback: operation not permitted", true, 0, sandbox.ErrNetworkIsolationUnavailable},
+		{"exit x", false, 0, sandbox.ErrStart},
+		{"fail disk full", false, 0, sandbox.ErrStart},
+		{"hello", false, 0, sandbox.ErrStart},
+	}
+	for _, tc := range cases {
+		t.Run(tc.line, func(t *testing.T) {
+			st, err := parseStatus(tc.line)
+			if st.failure != nil {
+				err = st.failure
+			}
+			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) || st.reported != tc.reported || uint32(st.ws) != tc.ws {
+				t.Fatalf("got %+v, %v; want reported=%v ws=%d err=%v", st, err, tc.reported, tc.ws, tc.err)
+			}
+		})
+	}
+}
+
+func TestIDPool(t *testing.T) {
+	p, err := NewIDPool(100_000, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(argv) != "[python3 -c --]" {
-		t.Fatalf("argv %q", argv)
+	a, errA := p.Acquire()
+	b, errB := p.Acquire()
+	if errA != nil || errB != nil || a == b {
+		t.Fatalf("got %d (%v) and %d (%v), want two different ids", a, errA, b, errB)
 	}
-	want := map[int]unix.Rlimit{
-		unix.RLIMIT_AS:     {Cur: 512 << 20, Max: 512 << 20},
-		unix.RLIMIT_CPU:    {Cur: 60, Max: 61},
-		unix.RLIMIT_FSIZE:  {Cur: 1 << 30, Max: 1 << 30},
-		unix.RLIMIT_NOFILE: {Cur: DefaultOpenFiles, Max: DefaultOpenFiles},
-		unix.RLIMIT_CORE:   {},
+	if _, err := p.Acquire(); !errors.Is(err, sandbox.ErrBackendUnavailable) {
+		t.Fatalf("exhausted pool: want ErrBackendUnavailable, got %v", err)
 	}
-	if len(lims) != len(want) {
-		t.Fatalf("limits %v, want %v", lims, want)
+	p.Release(a)
+	if c, err := p.Acquire(); err != nil || c != a {
+		t.Fatalf("after release got %d, %v; want %d", c, err, a)
 	}
-	for _, r := range lims {
-		if w, ok := want[r.resource]; !ok || w != r.lim {
-			t.Fatalf("resource %d: %v, want %v", r.resource, r.lim, w)
+	for _, bad := range [][2]int{{0, 10}, {100_000, 0}, {1 << 31, 1}} {
+		if _, err := NewIDPool(bad[0], bad[1]); !errors.Is(err, sandbox.ErrInvalidConfig) {
+			t.Errorf("NewIDPool(%d, %d): want ErrInvalidConfig, got %v", bad[0], bad[1], err)
 		}
 	}
 }
 
-func TestParseLimitsRefuses(t *testing.T) {
-	cases := [][]string{
-		{"as=1", "python3"},
-		{"as=1", "--"},
-		{"as=x", "--", "true"},
-		{"stack=1", "--", "true"},
-		{"as", "--", "true"},
+func TestCgroupLimits(t *testing.T) {
+	dir := t.TempDir()
+	c := Cgroup{Parent: dir, MemoryBytes: 64 << 20, Pids: 32}
+	if err := c.writeLimits(dir); err != nil {
+		t.Fatal(err)
 	}
-	for _, args := range cases {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			if _, _, err := parseLimits(args); err == nil {
-				t.Fatal("want an error")
-			}
-		})
+	want := map[string]string{"memory.max": "67108864", "memory.swap.max": "0", "pids.max": "32", "memory.oom.group": "1"}
+	for name, v := range want {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(b) != v {
+			t.Errorf("%s: %q, %v; want %q", name, b, err, v)
+		}
+	}
+}
+
+func TestProbeCgroupRefusesPlainDirectory(t *testing.T) {
+	err := ProbeCgroup(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "cgroup v2") {
+		t.Fatalf("want an error naming cgroup v2, got %v", err)
 	}
 }
 
@@ -98,5 +131,19 @@ func TestIsNamespaceErr(t *testing.T) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestParseStatusIDs(t *testing.T) {
+	status := "Name:\tsh\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t1000\t1000\t1000\t1000\nGid:\t1000\t1000\t1000\t1000\nThreads:\t7\n"
+	uid, threads, ok := parseStatusIDs([]byte(status))
+	if !ok || uid != 1000 || threads != 7 {
+		t.Fatalf("got uid %d threads %d ok %v", uid, threads, ok)
+	}
+	if _, _, ok := parseStatusIDs([]byte("Name:\tx\n")); ok {
+		t.Fatal("a status without Uid and Threads must not count")
+	}
+	if n := TasksOf(os.Getuid()); n < 1 {
+		t.Fatalf("TasksOf(own uid) = %d, want at least this test", n)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/silas-ai/silas/sandbox"
+	"github.com/silas-ai/silas/sandbox/internal/reexec"
 )
 
 // drainGrace bounds how long output is still read after the process group was
@@ -32,13 +33,34 @@ type Spec struct {
 	// Stdin is written to the process's standard input, then closed.
 	Stdin []byte
 	// Limits are applied by the helper before the program runs.
-	Limits Limits
+	Limits reexec.Limits
+	// Helper holds the helper's other duties (seccomp, dropping root).
+	Helper reexec.HelperOptions
 	// IsolateNetwork starts the process in a new network namespace; if none
 	// can be created the run fails with sandbox.ErrNetworkIsolationUnavailable.
 	IsolateNetwork bool
+	// ExtraFiles are inherited by the process as descriptors 3, 4, ... (after
+	// the status pipe when Init is set). Run closes them once the process
+	// started, or failed to.
+	ExtraFiles []*os.File
+	// Init, when set, starts a backend's own init instead of the helper; Args,
+	// Limits, Helper and IsolateNetwork are then the init's business.
+	Init *Init
+	// Cgroup, when set (only with Init), puts the run in its own cgroup.
+	Cgroup *Cgroup
 	// Timeout and MaxOutputBytes must be positive.
 	Timeout        time.Duration
 	MaxOutputBytes int
+}
+
+// Init is a backend's own first process: /proc/self/exe started with Args
+// (Args[0] names it, for the backend's init function to recognise) and Attr
+// (namespaces, id mappings, capabilities). Run adds Pdeathsig, and Setpgid
+// unless Attr.Setsid. The init reports on reexec.StatusFD how the program
+// ended; that report, not the init's own exit, makes the Result.
+type Init struct {
+	Args []string
+	Attr *syscall.SysProcAttr
 }
 
 // Run starts s, waits for it and kills whatever is left of its process group.
@@ -46,8 +68,11 @@ type Spec struct {
 // is for runs that could not start, and for a cancelled ctx (with the partial
 // Result).
 func Run(ctx context.Context, s Spec) (sandbox.Result, error) {
-	if s.Timeout <= 0 || s.MaxOutputBytes <= 0 || len(s.Args) == 0 {
+	if s.Timeout <= 0 || s.MaxOutputBytes <= 0 || (len(s.Args) == 0 && s.Init == nil) {
 		return sandbox.Result{}, fmt.Errorf("%w: timeout, output cap and argv are required", sandbox.ErrInvalidCommand)
+	}
+	if s.Cgroup != nil && s.Init == nil {
+		return sandbox.Result{}, fmt.Errorf("%w: a cgroup needs an init", sandbox.ErrInvalidConfig)
 	}
 	if err := ctx.Err(); err != nil {
 		return sandbox.Result{}, fmt.Errorf("sandbox run not started: %w", err)
@@ -61,12 +86,40 @@ func Run(ctx context.Context, s Spec) (sandbox.Result, error) {
 	}
 	defer p.closeAll()
 
-	cmd, err := start(runCtx, s, p)
+	extra := s.ExtraFiles
+	var statusR *os.File
+	if s.Init != nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return sandbox.Result{}, fmt.Errorf("%w: status pipe: %w", sandbox.ErrStart, err)
+		}
+		defer func() { _ = r.Close(); _ = w.Close() }()
+		statusR = r
+		extra = append([]*os.File{w}, extra...) // descriptor 3, reexec.StatusFD
+	}
+	cgroupFD := -1
+	if s.Cgroup != nil {
+		dir, f, err := s.Cgroup.create()
+		if err != nil {
+			return sandbox.Result{}, fmt.Errorf("%w: %w", sandbox.ErrBackendUnavailable, err)
+		}
+		defer func() { _ = removeCgroup(dir) }()
+		defer func() { _ = f.Close() }()
+		cgroupFD = int(f.Fd())
+	}
+
+	cmd, err := start(runCtx, s, p, extra, cgroupFD)
+	for _, f := range s.ExtraFiles {
+		_ = f.Close()
+	}
 	if err != nil {
 		return sandbox.Result{}, err
 	}
 	started := time.Now()
 	p.closeChildEnds()
+	if s.Init != nil {
+		_ = extra[0].Close() // only the init holds the writing end now
+	}
 
 	stdout, stderr := newCapture(s.MaxOutputBytes), newCapture(s.MaxOutputBytes)
 	var wg sync.WaitGroup
@@ -94,8 +147,21 @@ func Run(ctx context.Context, s Spec) (sandbox.Result, error) {
 	if cmd.ProcessState == nil {
 		return res, fmt.Errorf("%w: wait: %w", sandbox.ErrStart, waitErr)
 	}
-	res.ExitCode = cmd.ProcessState.ExitCode()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if statusR != nil {
+		st, err := readStatus(statusR)
+		if err != nil {
+			return res, err
+		}
+		if st.failure != nil {
+			return res, st.failure
+		}
+		if st.reported {
+			ws = st.ws
+		}
+	}
+	res.ExitCode = ws.ExitStatus()
+	if ws.Signaled() {
 		res.ExitCode = -1
 		res.Signal = unix.SignalName(ws.Signal())
 	}
@@ -106,21 +172,47 @@ func Run(ctx context.Context, s Spec) (sandbox.Result, error) {
 	return res, nil
 }
 
-// start starts the helper, trying each way of isolating the network in turn.
-func start(ctx context.Context, s Spec, p *pipes) (*exec.Cmd, error) {
+// start starts the init, or the helper trying each way of isolating the
+// network in turn.
+func start(ctx context.Context, s Spec, p *pipes, extra []*os.File, cgroupFD int) (*exec.Cmd, error) {
 	env := s.Env
 	if env == nil {
 		env = []string{} // nil would hand the child the server's environment
 	}
-	var lastErr error
-	for _, attr := range sysProcAttrs(s.IsolateNetwork) {
+	newCmd := func(args []string, attr *syscall.SysProcAttr) *exec.Cmd {
 		cmd := exec.CommandContext(ctx, "/proc/self/exe")
-		cmd.Args = append(append(append([]string{HelperName}, s.Limits.args()...), "--"), s.Args...)
+		cmd.Args = args
 		cmd.Env = env
 		cmd.Dir = s.Dir
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = p.inR, p.outW, p.errW
+		cmd.ExtraFiles = extra
 		cmd.SysProcAttr = attr
 		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+		return cmd
+	}
+	if s.Init != nil {
+		attr := *s.Init.Attr
+		attr.Pdeathsig = syscall.SIGKILL
+		attr.Setpgid = !attr.Setsid
+		if cgroupFD >= 0 {
+			attr.UseCgroupFD, attr.CgroupFD = true, cgroupFD
+		}
+		cmd := newCmd(s.Init.Args, &attr)
+		if err := cmd.Start(); err != nil {
+			if isNamespaceErr(err) {
+				return nil, fmt.Errorf("%w: cannot create the sandbox's namespaces (%w); enable user namespaces: "+
+					"sysctl user.max_user_namespaces > 0, on Debian kernel.unprivileged_userns_clone=1, on Ubuntu "+
+					"kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile that allows userns for silas",
+					sandbox.ErrBackendUnavailable, err)
+			}
+			return nil, fmt.Errorf("%w: %w", sandbox.ErrStart, err)
+		}
+		return cmd, nil
+	}
+	args := reexec.HelperArgs(s.Limits, s.Helper, s.Args)
+	var lastErr error
+	for _, attr := range sysProcAttrs(s.IsolateNetwork) {
+		cmd := newCmd(args, attr)
 		err := cmd.Start()
 		if err == nil {
 			return cmd, nil

@@ -1,4 +1,4 @@
-package proc
+package reexec
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/silas-ai/silas/sandbox/internal/seccomp"
 )
 
 // Exit statuses of the helper when it cannot exec the program, as a shell
@@ -18,16 +20,13 @@ const (
 	exitNotFound    = 127
 )
 
-func init() {
-	if len(os.Args) > 0 && os.Args[0] == HelperName {
-		os.Exit(helperMain(os.Args[1:]))
-	}
-}
-
-// helperMain applies the limits and execs the program. It returns only on
-// failure, with the exit status to report.
+// helperMain applies the limits and options and execs the program. It
+// returns only on failure, with the exit status to report.
 func helperMain(args []string) int {
-	lims, argv, err := parseLimits(args)
+	// Credentials, no_new_privs and the seccomp filter belong to a thread: do
+	// everything on this one and exec from it.
+	runtime.LockOSThread()
+	cfg, argv, err := parseHelperArgs(args)
 	if err != nil {
 		return helperFail(exitSetupFailed, err)
 	}
@@ -39,9 +38,9 @@ func helperMain(args []string) int {
 		}
 		return helperFail(code, err)
 	}
-	// Build every C string before the limits are set: after RLIMIT_AS is
-	// lowered the Go runtime may not be able to map more memory, so nothing
-	// below allocates or enters the scheduler.
+	// Build every C string and the filter before the limits are set: after
+	// RLIMIT_AS is lowered the Go runtime may not be able to map more memory,
+	// so nothing below the limits allocates or enters the scheduler.
 	pathp, err := unix.BytePtrFromString(path)
 	if err != nil {
 		return helperFail(exitSetupFailed, err)
@@ -54,14 +53,29 @@ func helperMain(args []string) int {
 	if err != nil {
 		return helperFail(exitSetupFailed, err)
 	}
-	runtime.LockOSThread()
+	var filter []unix.SockFilter
+	if cfg.seccomp {
+		if filter, err = seccomp.Program(); err != nil {
+			return helperFail(exitSetupFailed, err)
+		}
+	}
+	if cfg.drop != nil {
+		if err := stageAndDrop(*cfg.drop); err != nil {
+			return helperFail(exitSetupFailed, err)
+		}
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return helperFail(exitSetupFailed, fmt.Errorf("no_new_privs: %w", err))
 	}
-	for _, l := range lims {
+	for _, l := range cfg.lims {
 		if _, _, e := unix.RawSyscall6(unix.SYS_PRLIMIT64, 0, uintptr(l.resource),
 			uintptr(unsafe.Pointer(&l.lim)), 0, 0, 0); e != 0 {
 			return helperFail(exitSetupFailed, fmt.Errorf("setrlimit %d: %w", l.resource, e))
+		}
+	}
+	if filter != nil {
+		if err := seccomp.Install(filter); err != nil {
+			return helperFail(exitSetupFailed, err)
 		}
 	}
 	_, _, e := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)),
