@@ -71,7 +71,7 @@ func (a *AgentLoop) callTimeout() time.Duration {
 
 func (a *AgentLoop) run(ctx context.Context, call *pipeline.ModelCall) pipeline.Result {
 	req := &llm.Request{
-		Messages: []llm.Message{{Role: "system", Content: call.System}, {Role: "user", Content: call.Prompt}},
+		Messages: []llm.Message{{Role: "system", Content: call.System}, {Role: "user", Content: call.Prompt, Quoted: call.PromptQuoted}},
 		Format:   a.d.formats[call.Schema],
 	}
 	var value any

@@ -16,6 +16,7 @@ import (
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/verify"
 	"github.com/silas-ai/silas/sandbox"
+	"github.com/silas-ai/silas/skills"
 )
 
 // attemptSpec is what one attempt is started with.
@@ -40,8 +41,9 @@ type attemptSpec struct {
 // Messages an Attempt's IO goroutines send back to it.
 type (
 	attemptSandbox struct {
-		inst sandbox.Instance
-		err  error
+		inst   sandbox.Instance
+		skills *attemptSkills
+		err    error
 	}
 	attemptModel struct {
 		res *llm.Response
@@ -85,6 +87,8 @@ type Attempt struct {
 	// tools are the tools the executor is offered; its calls are checked
 	// against their parameters before they run.
 	tools []llm.Tool
+	// skills are the work item's verified skills, mounted read-only.
+	skills *attemptSkills
 }
 
 func newAttempt(d *shared, w *messages.WorkItem, spec attemptSpec) *Attempt {
@@ -144,11 +148,23 @@ func (a *Attempt) createSandbox(c actor.Context) {
 	// it, and destroys it when the attempt releases it or Silas stops, so
 	// that no instance outlives its attempt whatever way the attempt ends.
 	mgr, log, id, self, root := a.d.Sandbox, a.d.Log, a.w.ID, c.Self(), a.d.sys.Root
+	db, w, stage := a.d.DB, a.w, a.d.Config.DataPath("sandbox", "skill-copies")
+	var snap *skills.Snapshot
+	if a.d.Skills != nil {
+		snap = a.d.Skills()
+	}
 	release := make(chan struct{})
 	a.release = release
 	if !a.d.tasks.Go("attempt sandbox", func(ctx context.Context) {
+		sk, err := prepareSkills(ctx, db, snap, w, stage)
+		if err != nil {
+			root.Send(self, &attemptSandbox{err: err})
+			return
+		}
+		defer sk.remove()
+		cfg.FilesystemRead = append(cfg.FilesystemRead, sk.dirs()...)
 		in, err := mgr.Create(ctx, cfg)
-		root.Send(self, &attemptSandbox{inst: in, err: err})
+		root.Send(self, &attemptSandbox{inst: in, skills: sk, err: err})
 		if err != nil || in == nil {
 			return
 		}
@@ -171,8 +187,11 @@ func (a *Attempt) onSandbox(c actor.Context, m *attemptSandbox) {
 		a.end(c, fmt.Errorf("create the attempt's sandbox: %w", m.err))
 		return
 	}
-	a.inst, a.cfg = m.inst, m.inst.Config()
-	briefing := attemptBriefing(a.w, a.spec.n, a.spec.failure, a.spec.guidance)
+	a.inst, a.cfg, a.skills = m.inst, m.inst.Config(), m.skills
+	if t, ok := a.skills.tool(); ok {
+		a.tools = append(a.tools, t)
+	}
+	briefing := attemptBriefing(a.w, a.spec.n, a.spec.failure, a.spec.guidance) + a.skills.briefing()
 	if len(a.spec.inputs) > 0 {
 		briefing += inputsBriefing(*a.w.FollowUpOf, a.spec.inputs)
 	}
@@ -259,7 +278,7 @@ func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
 	tcs := res.ToolCalls
 	root, auditPID := a.d.sys.Root, a.d.audit
 	step := &toolStep{
-		execs: a.d.Executors, tools: a.tools, inst: a.inst, runner: a.d.Gates, set: a.spec.gates,
+		execs: a.d.Executors, tools: a.tools, inst: a.inst, skills: a.skills, db: a.d.DB, runner: a.d.Gates, set: a.spec.gates,
 		maxEvals: a.d.Config.Limits.MaxGateEvalsPerTurn, attempt: a.spec.n, scope: a.spec.scope, workID: a.w.ID,
 		audit: func(ev messages.AuditEvent) { root.Send(auditPID, &ev) }, now: a.d.now,
 	}
@@ -281,6 +300,11 @@ func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
 func (a *Attempt) onTools(c actor.Context, m *attemptTools) {
 	a.ledger = append(a.ledger, m.ledger...)
 	c.Send(c.Parent(), &attemptLedger{attempt: a.spec.n, entries: m.ledger})
+	if m.skillChanged != "" {
+		a.audit("skill_unusable", map[string]any{"attempt": a.spec.n, "reason": m.skillChanged})
+		a.end(c, fmt.Errorf("%w: %s", errSkillUnusable, m.skillChanged))
+		return
+	}
 	if m.blocked != "" {
 		a.audit("work_item_gate_blocked", map[string]any{"attempt": a.spec.n, "trigger": string(messages.TriggerAfterStep), "gate": m.blocked})
 		a.out.blocked = "blocked by the policy gate " + m.blocked

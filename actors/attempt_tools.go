@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/sandbox"
@@ -31,6 +32,8 @@ type toolStep struct {
 	execs    *executor.Registry
 	tools    []llm.Tool // what the executor was offered: calls are checked against it
 	inst     sandbox.Instance
+	skills   *attemptSkills // nil or empty: the work item has none
+	db       *persistence.DB
 	runner   *gates.Runner // nil: no gate runs
 	set      *gates.ActiveSet
 	maxEvals int
@@ -49,6 +52,9 @@ type attemptTools struct {
 	// blocked names the after_step policy gate that stopped the work item
 	// and why; empty when none did.
 	blocked string
+	// skillChanged says which skill may no longer run and why: its files
+	// changed since they were approved. The work item stops.
+	skillChanged string
 }
 
 // run performs calls, whose envelopes are envs, in order. After a blocking
@@ -57,8 +63,8 @@ func (s *toolStep) run(ctx context.Context, calls []llm.ToolCall, envs []*messag
 	out := &attemptTools{}
 	for i, tc := range calls {
 		env := envs[i]
-		if out.blocked != "" {
-			out.add(tc, s.entry(tc.Name, failedResult(env, "not run: a policy gate stopped the work item"), ""))
+		if out.blocked != "" || out.skillChanged != "" {
+			out.add(tc, s.entry(tc.Name, failedResult(env, "not run: the work item stopped"), ""))
 			continue
 		}
 		if err := checkToolArgs(s.tools, tc.Name, env.Args); err != nil {
@@ -74,7 +80,24 @@ func (s *toolStep) run(ctx context.Context, calls []llm.ToolCall, envs []*messag
 			out.add(tc, s.entry(tc.Name, failedResult(env, msg), gate))
 			continue
 		}
-		res, err := s.execs.Execute(ctx, env, s.inst)
+		run := env
+		if tc.Name == SkillScript {
+			var why string
+			var err error
+			run, why, err = s.skills.skillCall(ctx, s.db, env)
+			if why != "" {
+				out.skillChanged = why
+				out.add(tc, s.entry(tc.Name, failedResult(env, "not run: "+why), ""))
+				continue
+			}
+			if err != nil {
+				s.emit([]messages.AuditEvent{{Time: s.now(), Event: "tool_call_rejected", Scope: s.scope,
+					Data: map[string]any{"tool": tc.Name, "error": err.Error()}}})
+				out.add(tc, s.entry(tc.Name, failedResult(env, err.Error()+"; the call did not run"), ""))
+				continue
+			}
+		}
+		res, err := s.execs.Execute(ctx, run, s.inst)
 		if err != nil && res.Error == nil {
 			msg := err.Error()
 			res.Error, res.Success = &msg, false
@@ -94,12 +117,13 @@ func (o *attemptTools) add(tc llm.ToolCall, e messages.LedgerEntry) {
 }
 
 // modelView is what the executor model may see of a result: success,
-// return_value, content and the error. Metadata never reaches a model.
+// return_value, content and the error, scrubbed of injection markers
+// (scrubbedView). Metadata never reaches a model.
 func modelView(res *messages.ExecutionResult) string {
-	mv := res.ModelView()
+	mv, errText := scrubbedView(res)
 	view := map[string]any{"success": res.Success, "return_value": mv.ReturnValue, "content": mv.Content}
-	if res.Error != nil {
-		view["error"] = *res.Error
+	if errText != nil {
+		view["error"] = *errText
 	}
 	b, _ := json.Marshal(view)
 	return string(b)

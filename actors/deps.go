@@ -19,6 +19,7 @@ import (
 	"github.com/silas-ai/silas/runtime/verify"
 	"github.com/silas-ai/silas/sandbox"
 	"github.com/silas-ai/silas/sandbox/executor"
+	"github.com/silas-ai/silas/skills"
 )
 
 // Deps are what the actors need from the rest of the process.
@@ -46,6 +47,13 @@ type Deps struct {
 	// never executed: the owner is told execution is not available.
 	Approval *approval.Engine
 	Sandbox  sandbox.Manager
+	// Skills returns the daemon's current skills: the catalog and what each
+	// install approval bound. Nil means no skills: a plan that lists one is
+	// refused.
+	Skills func() *skills.Snapshot
+	// SkillInstaller configures the actor that installs and removes skills
+	// (spec 10.4); nil: none runs and installs are refused.
+	SkillInstaller *SkillInstallerOptions
 	// SandboxStatus says which backend Sandbox is, for the owner's app.
 	SandboxStatus messages.SandboxStatus
 	Executors     *executor.Registry
@@ -77,6 +85,8 @@ type shared struct {
 	formats map[string]*llm.ResponseFormat
 	// access is the compiled access policy every scope's controller shares.
 	access *access.Policy
+	// skills is the SkillInstaller, nil without one.
+	skills *actor.PID
 }
 
 func (s *shared) now() time.Time {

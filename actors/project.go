@@ -109,6 +109,10 @@ func (p *Project) Receive(c actor.Context) {
 		if p.ending && p.alive == 0 {
 			p.journal(c, true)
 		}
+	case *messages.SkillRemoved:
+		for _, task := range c.Children() {
+			c.Send(task, m)
+		}
 	case *ownerWork:
 		// A task's re-plan would change what the owner approved with the
 		// project: the task stays stuck, and so the project fails.

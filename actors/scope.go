@@ -11,6 +11,7 @@ import (
 	"github.com/silas-ai/silas/runtime/contextmgr"
 	"github.com/silas-ai/silas/runtime/pipeline"
 	"github.com/silas-ai/silas/runtime/ratelimit"
+	"github.com/silas-ai/silas/skills"
 )
 
 // Scope runs the turns of one scope (the owner, or one chatbot customer), one
@@ -38,7 +39,9 @@ type Scope struct {
 	// waitingPersona holds persona requests that came while loading.
 	waitingPersona []waitingPersona
 	env            *pipeline.Env
-	turnNo         int
+	// skillSnap is the skills snapshot the prompts in env were built from.
+	skillSnap *skills.Snapshot
+	turnNo    int
 	// noKeywordMemory is true while the scope is known to hold no
 	// keyword-indexed memory (read at load, see Memory.HasKeywordIndex):
 	// keyword queries then come back empty without a read. Any write of
@@ -183,6 +186,10 @@ func (s *Scope) common(c actor.Context) {
 		s.onRelayGateApproval(c, m)
 	case *messages.ScopeRef:
 		s.onOwnerScope(c, m)
+	case *ownerBroadcast:
+		s.onOwnerBroadcast(m)
+	case *messages.SkillRemoved:
+		s.onSkillRemoved(c, m)
 	case *messages.ApprovalResponse:
 		s.onApprovalResponse(c, m)
 	case *workItemProgress:

@@ -120,7 +120,7 @@ func applyMemoryOp(ctx context.Context, db *persistence.DB, scope string, op *me
 	case item.TrustLevel == messages.TrustConstitutional:
 		return errors.New("constitutional memories cannot be changed at runtime")
 	case item.TrustLevel == messages.TrustVerified && taint != messages.TaintOwner:
-		return errors.New("verified memories change only on a message signed by the owner")
+		return errors.New("verified memories change only on a message signed by the owner, in a turn whose context held no external content")
 	}
 	switch op.Op {
 	case messages.MemoryOpDelete:

@@ -15,6 +15,7 @@ import (
 	"github.com/silas-ai/silas/runtime/contextmgr"
 	"github.com/silas-ai/silas/runtime/pipeline"
 	"github.com/silas-ai/silas/runtime/plan"
+	"github.com/silas-ai/silas/skills"
 )
 
 // standingTokenTTL is how long a goal's standing approval lasts; the
@@ -103,7 +104,30 @@ func (s *Scope) requestApproval(c actor.Context, turnID string, w *messages.Work
 		resolve(pipeline.ApprovalOutcome{Reason: "another approval is waiting for your answer; answer it in Review, then ask for this plan again"})
 		return
 	}
+	if err := s.bindSkills(w); err != nil {
+		s.emitAudit("approval_declined", map[string]any{"work_item_id": w.ID, "reason": "skills", "error": err.Error()})
+		resolve(pipeline.ApprovalOutcome{Reason: "the plan cannot run: " + err.Error()})
+		return
+	}
 	s.askApproval(c, &pendingApproval{requestID: uuid.NewString(), turnID: turnID, work: w})
+}
+
+// bindSkills sets w's skill_hashes (and its tasks', for a project) to the
+// skill hashes the install approvals bound, from the daemon's in-memory
+// snapshot: what the owner approves then names the exact skill files, and
+// a skill changed or removed since stops the work item (INV-06). A planner
+// that wrote skill_hashes itself is overruled.
+func (s *Scope) bindSkills(w *messages.WorkItem) error {
+	var snap *skills.Snapshot
+	if s.d.Skills != nil {
+		snap = s.d.Skills()
+	}
+	hashes, err := snap.Bind(w.Skills)
+	if err != nil {
+		return err
+	}
+	w.SkillHashes = hashes
+	return nil
 }
 
 // askApproval sends p's approval_request to every attached connection and
@@ -153,6 +177,11 @@ func (s *Scope) onOwnerWork(c actor.Context, m *ownerWork) {
 	case s.approval != nil:
 		verdict(&ownerVerdict{busy: true})
 	default:
+		if err := s.bindSkills(m.work); err != nil {
+			s.emitAudit("approval_declined", map[string]any{"work_item_id": m.work.ID, "reason": "skills", "error": err.Error()})
+			verdict(&ownerVerdict{reason: "the plan cannot run: " + err.Error()})
+			return
+		}
 		if m.replaces != "" {
 			s.emitAudit("replan_approval_requested", map[string]any{"work_item_id": m.work.ID, "replaces": m.replaces})
 		}
@@ -185,6 +214,9 @@ func (s *Scope) startAuthorized(c actor.Context, w *messages.WorkItem, requester
 func (s *Scope) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse) {
 	p := s.approval
 	if p == nil || p.requestID != m.RequestID {
+		if s.forwardToSkills(c, m) {
+			return
+		}
 		send(m.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", web.TypeApprovalResponse))
 		return
 	}

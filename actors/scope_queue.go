@@ -189,12 +189,13 @@ func send(sink messages.Sink, ev any) {
 }
 
 // onAttach registers a connection and hands it every waiting answer.
-func (s *Scope) onAttach(_ actor.Context, m *messages.Attach) {
+func (s *Scope) onAttach(c actor.Context, m *messages.Attach) {
 	s.sinks[m.ConnID] = m.Sink
 	if s.approval != nil {
 		// An owner who reconnects sees the plan still waiting for them.
 		m.Sink.Send(s.approval.event)
 	}
+	s.askSkillCards(c, m.Sink)
 	s.flushOutbox()
 	if s.current == nil {
 		s.persistDelivered()

@@ -49,6 +49,7 @@ func (s *Scope) maybeStart(c actor.Context) {
 		},
 	}}
 	s.setState(c)
+	s.refreshSkillPrompts()
 	req, err := pipeline.Advance(s.current.turn, s.env)
 	s.step(c, req, err)
 }
@@ -101,6 +102,10 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 				"this conversation reached its limit of %d model calls a minute (limits.llm_calls_per_minute_per_scope); wait a minute and try again",
 				s.d.Config.Limits.LLMCallsPerMinutePerScope)}})
 			return
+		}
+		if r.PromptQuoted != nil { // a render of the window (stage_route)
+			s.d.metrics.PromptBytes.Add(uint64(len(r.Prompt)))
+			s.d.metrics.PromptStable.Add(uint64(r.PromptStable))
 		}
 		loop := s.proxy
 		switch r.Role {

@@ -50,6 +50,12 @@ func (s *Stream) Receive(c actor.Context) {
 				delete(s.scopes, id)
 			}
 		}
+	case *messages.SkillRemoved:
+		// Every scope hears it; those running a work item that uses the
+		// skill block it.
+		for _, pid := range s.scopes {
+			c.Send(pid, m)
+		}
 	case *messages.Drain:
 		s.onDrain(c)
 	case *messages.Drained:

@@ -71,6 +71,14 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spawn audit: %w", err)
 	}
+	if d.SkillInstaller != nil {
+		// Before the Stream: scopes forward card answers to it.
+		o := *d.SkillInstaller
+		props := actor.PropsFromProducer(func() actor.Actor { return newSkillInstaller(sh, o) }, sh.props...)
+		if sh.skills, err = sys.Root.SpawnNamed(props, "skills"); err != nil {
+			return nil, fmt.Errorf("spawn skill installer: %w", err)
+		}
+	}
 	streamProps := actor.PropsFromProducer(func() actor.Actor { return newStream(sh) },
 		append(sh.props, actor.WithSupervisor(scopeSupervisor()))...)
 	sh.stream, err = sys.Root.SpawnNamed(streamProps, "stream")
@@ -154,6 +162,10 @@ func (s *System) Stop(ctx context.Context) error {
 	}
 	if s.consolidator != nil {
 		_ = root.PoisonFuture(s.consolidator).Wait()
+	}
+	if s.d.skills != nil {
+		// Pending install cards end with the process; nothing installs.
+		_ = root.PoisonFuture(s.d.skills).Wait()
 	}
 	if err := await(ctx, root, s.d.stream, &messages.Drain{}); err != nil {
 		errs = append(errs, fmt.Errorf("drain scopes: %w", err))

@@ -235,7 +235,23 @@ func (a *WorkItem) Receive(c actor.Context) {
 		a.onReplanVerdict(c, m)
 	case *replanRetry:
 		a.askReplanApproval(c)
+	case *messages.SkillRemoved:
+		a.onSkillRemoved(c, m)
 	}
+}
+
+// onSkillRemoved stops a work item that uses a skill the owner removed: its
+// running attempt is stopped and the item ends blocked with the reason.
+func (a *WorkItem) onSkillRemoved(c actor.Context, m *messages.SkillRemoved) {
+	if a.done || !slices.Contains(a.w.Skills, m.Name) {
+		return
+	}
+	if a.child != nil {
+		c.Stop(a.child)
+		a.child = nil
+	}
+	a.audit("work_item_blocked", map[string]any{"attempt": a.attempt, "reason": "skill removed", "skill": m.Name})
+	a.finish(c, messages.StatusBlocked, "blocked: "+m.Reason)
 }
 
 func (a *WorkItem) onStarted(c actor.Context) {
@@ -380,9 +396,10 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 		a.status(c, string(messages.StatusStuck), "Silas stopped during attempt "+fmt.Sprint(m.attempt)+"; the work item resumes when Silas starts again", true)
 		c.Stop(c.Self())
 		return
-	case errors.Is(m.err, sandbox.ErrBackendUnavailable):
+	case errors.Is(m.err, sandbox.ErrBackendUnavailable), errors.Is(m.err, errSkillUnusable):
 		// No retry, consult or re-plan can help on a host where nothing may
-		// run: stop at once with the message that says what to enable.
+		// run, or with a skill changed since its approval: stop at once with
+		// the message that says what to do.
 		a.w.Ladder.LastFailure = m.err.Error()
 		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": m.err.Error()})
 		a.finish(c, messages.StatusBlocked, "blocked: "+m.err.Error())

@@ -25,6 +25,7 @@ type PlanCard struct {
 	Verify             []VerificationCheck         `json:"verify"`
 	Gates              []Gate                      `json:"gates"`
 	Skills             []string                    `json:"skills"`
+	SkillHashes        map[string]string           `json:"skill_hashes,omitempty"`
 	AccessLevels       map[string]AccessLevel      `json:"access_levels"`
 	Escalation         map[string]EscalationAction `json:"escalation"`
 	Schedule           *string                     `json:"schedule"`
@@ -52,7 +53,7 @@ func NewPlanCard(w *WorkItem) PlanCard {
 		ID: n.ID, Type: n.Type, Title: n.Title, Parent: n.Parent, SpawnedBy: n.SpawnedBy,
 		FollowUpOf: n.FollowUpOf, Domain: n.Domain, Agent: n.Agent, Budget: n.Budget, Body: n.Body,
 		InteractionMode: n.InteractionMode, InputArtifactsFrom: n.InputArtifactsFrom, Verify: n.Verify,
-		Gates: n.Gates, Skills: n.Skills, AccessLevels: n.AccessLevels, Escalation: n.Escalation,
+		Gates: n.Gates, Skills: n.Skills, SkillHashes: n.SkillHashes, AccessLevels: n.AccessLevels, Escalation: n.Escalation,
 		Schedule: n.Schedule, OnFailure: n.OnFailure, OnStuck: n.OnStuck, FailureContext: n.FailureContext,
 		Tasks: n.Tasks, DependsOn: n.DependsOn, PlanHash: hash,
 	}

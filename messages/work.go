@@ -490,6 +490,11 @@ type WorkItem struct {
 	Verify []VerificationCheck `json:"verify"`
 	Gates  []Gate              `json:"gates"`
 	Skills []string            `json:"skills"`
+	// SkillHashes binds each skill of Skills to the skill hash its install
+	// approval covered (INV-06). The runtime sets it when it asks for the
+	// plan's approval, never the planner; it is part of the plan hash, so
+	// a skill whose files change no longer runs under this approval.
+	SkillHashes map[string]string `json:"skill_hashes,omitempty"`
 
 	AccessLevels map[string]AccessLevel      `json:"access_levels"`
 	Escalation   map[string]EscalationAction `json:"escalation"`
@@ -842,6 +847,7 @@ type planProjection struct {
 	Verify             []VerificationCheck         `json:"verify"`
 	Gates              []Gate                      `json:"gates"`
 	Skills             []string                    `json:"skills"`
+	SkillHashes        map[string]string           `json:"skill_hashes,omitempty"`
 	AccessLevels       map[string]AccessLevel      `json:"access_levels"`
 	Escalation         map[string]EscalationAction `json:"escalation"`
 	Schedule           *string                     `json:"schedule"`
@@ -895,7 +901,7 @@ func WorkItemPlanHashBytes(w *WorkItem) ([]byte, error) {
 		ID: n.ID, Type: n.Type, Title: n.Title, Parent: n.Parent, SpawnedBy: n.SpawnedBy,
 		FollowUpOf: n.FollowUpOf, Domain: n.Domain, Agent: n.Agent, Budget: n.Budget, Body: n.Body,
 		InteractionMode: n.InteractionMode, InputArtifactsFrom: n.InputArtifactsFrom, Verify: n.Verify,
-		Gates: n.Gates, Skills: n.Skills, AccessLevels: n.AccessLevels, Escalation: n.Escalation,
+		Gates: n.Gates, Skills: n.Skills, SkillHashes: n.SkillHashes, AccessLevels: n.AccessLevels, Escalation: n.Escalation,
 		Schedule: n.Schedule, OnFailure: n.OnFailure, OnStuck: n.OnStuck, FailureContext: n.FailureContext,
 		Tasks: n.Tasks, DependsOn: n.DependsOn,
 	}

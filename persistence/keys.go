@@ -42,7 +42,7 @@ import (
 //	n/<domain>\0<nonce>             used nonce: expiry unix nanos, int64 BE; Badger TTL = ttl
 //
 //	mem/<scope>\0<memory_id>        memory item (codec v1, MemoryItem JSON)
-//	mi/<scope>\0<term>\0<memory_id> posting (15 bytes: 1 if low_reingestion else 0, created unix nanos 8 BE, term frequency 2 BE, item length in tokens 4 BE)
+//	mi/<scope>\0<term>\0<newest:8 BE><memory_id>  posting (15 bytes: 1 if low_reingestion else 0, created unix nanos 8 BE, term frequency 2 BE, item length in tokens 4 BE); newest = ^created, offset as in mt/, so that a term's postings run newest first
 //	mdf/<scope>\0<term>             document frequency for BM25: indexed items holding term (4 BE); absent = 0
 //	mst/<scope>\0                   BM25 totals: indexed items (8 BE), their total length in tokens (8 BE); absent = 0
 //	mt/<scope>\0<created:8 BE><memory_id>  recency index (empty value); created = unix nanos, offset to sort unsigned
@@ -61,6 +61,8 @@ import (
 //	dc/<sha256(code):32 raw>        pending device enrolment code (codec v1, EnrolmentCode JSON); Badger TTL = expiry
 //	sr/<ref_id>                     secure-input request, pending or fulfilled (codec v1, SecureInputRequest JSON); never the value
 //	ov/last                         owner's last PWA visit: unix nanos, int64 BE (visits.go)
+//
+//	sk/<skill_name>                 installed skill: approved files, their hashes, skill hash and approval (codec v1, InstalledSkill JSON; skills.go)
 const (
 	pfxMeta           = "meta/"
 	keySchemaVersion  = "meta/version"
@@ -102,6 +104,9 @@ const (
 	pfxSecureInput = "sr/"
 	keyOwnerVisit  = "ov/last"
 )
+
+// Installed skills (see the layout above).
+const pfxSkill = "sk/"
 
 // maxIDLen bounds every identifier that goes into a key; Badger keys are
 // limited to 64 KiB and long keys slow every lookup.
@@ -173,17 +178,24 @@ func migrationKey(version uint32) []byte {
 	return binary.BigEndian.AppendUint32(k, version)
 }
 
-func postingKey(scope, term, memoryID string) []byte {
-	k := make([]byte, 0, len(pfxPosting)+len(scope)+len(term)+2+len(memoryID))
+// postingKey orders a term's postings newest first: the created time
+// (offset as in memoryTimeKey) is inverted, so that Search can read a
+// term's newest postings and stop.
+func postingKey(scope, term string, createdNanos int64, memoryID string) []byte {
+	k := postingPrefix(scope, term)
+	k = binary.BigEndian.AppendUint64(k, ^(uint64(createdNanos) ^ (1 << 63)))
+	return append(k, memoryID...)
+}
+
+// postingPrefix is the prefix of every posting of term in scope.
+func postingPrefix(scope, term string) []byte {
+	k := make([]byte, 0, len(pfxPosting)+len(scope)+len(term)+2+8+36)
 	k = append(k, pfxPosting...)
 	k = append(k, scope...)
 	k = append(k, 0)
 	k = append(k, term...)
-	k = append(k, 0)
-	return append(k, memoryID...)
+	return append(k, 0)
 }
-
-func postingPrefix(scope, term string) []byte { return postingKey(scope, term, "") }
 
 func docFreqKey(scope, term string) []byte { return key2(pfxDocFreq, scope, term) }
 

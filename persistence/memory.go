@@ -71,12 +71,13 @@ func loadMemory(txn reader, scope, id string) (messages.MemoryItem, error) {
 }
 
 // stageMemoryPut writes pm into txn, replacing an older version of the
-// same id together with its index entries.
-func stageMemoryPut(txn *wtxn, scope string, pm *preparedMemory) error {
+// same id together with its index entries; the index counters change in c
+// (the caller applies it).
+func stageMemoryPut(txn *wtxn, scope string, pm *preparedMemory, c *indexCounts) error {
 	old, err := loadMemory(txn, scope, pm.item.MemoryID)
 	switch {
 	case err == nil:
-		if err := unindexMemory(txn, scope, &old); err != nil {
+		if err := unindexMemory(txn, scope, &old, c); err != nil {
 			return err
 		}
 	case !errors.Is(err, ErrNotFound):
@@ -85,7 +86,7 @@ func stageMemoryPut(txn *wtxn, scope string, pm *preparedMemory) error {
 	if err := txn.Set(key2(pfxMemory, scope, pm.item.MemoryID), pm.val); err != nil {
 		return err
 	}
-	return indexMemory(txn, scope, pm.item, pm.terms)
+	return indexMemory(txn, scope, pm.item, pm.terms, c)
 }
 
 // Put stores items in scope in one atomic write, replacing items with the
@@ -103,12 +104,13 @@ func (mem Memory) Put(ctx context.Context, scope string, items ...messages.Memor
 		return nil
 	}
 	err = mem.d.updateSized(ctx, size, func(txn *wtxn) error {
+		c := newIndexCounts()
 		for i := range pms {
-			if err := stageMemoryPut(txn, scope, &pms[i]); err != nil {
+			if err := stageMemoryPut(txn, scope, &pms[i], c); err != nil {
 				return fmt.Errorf("memory %s: %w", pms[i].item.MemoryID, err)
 			}
 		}
-		return nil
+		return c.apply(txn)
 	})
 	if err != nil {
 		return fmt.Errorf("put memory %s: %w", scope, err)
@@ -150,7 +152,11 @@ func (mem Memory) Delete(ctx context.Context, scope, id string) error {
 		if err != nil {
 			return err
 		}
-		if err := unindexMemory(txn, scope, &old); err != nil {
+		c := newIndexCounts()
+		if err := unindexMemory(txn, scope, &old, c); err != nil {
+			return err
+		}
+		if err := c.apply(txn); err != nil {
 			return err
 		}
 		return txn.Delete(key2(pfxMemory, scope, id))

@@ -267,12 +267,13 @@ func (mem Memory) Reindex(ctx context.Context, scope string) (int, error) {
 			}
 		}
 		err := mem.d.updateSized(ctx, size, func(txn *wtxn) error {
+			c := newIndexCounts()
 			for i := range batch {
-				if err := indexMemory(txn, scope, &batch[i], terms[i]); err != nil {
+				if err := indexMemory(txn, scope, &batch[i], terms[i], c); err != nil {
 					return fmt.Errorf("memory %s: %w", batch[i].MemoryID, err)
 				}
 			}
-			return nil
+			return c.apply(txn)
 		})
 		n += len(batch)
 		batch = batch[:0]

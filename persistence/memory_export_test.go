@@ -192,7 +192,7 @@ func TestMemoryDeleteScope(t *testing.T) {
 			// An index entry without an item, as an older build could
 			// leave behind.
 			err = db.bdb.Update(func(txn *badger.Txn) error {
-				return txn.Set(postingKey("big", "ghost", "gone"), make([]byte, 9))
+				return txn.Set(postingKey("big", "ghost", t0.UnixNano(), "gone"), make([]byte, 9))
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -22,7 +23,8 @@ import (
 // Unicode letters and digits, at most maxTermLen bytes; longer runs are
 // cut) reduced to their English stem. The index of one scope is:
 //
-//	mi/<scope>\0<term>\0<memory_id>  posting, 15 bytes: flag (1 = low_reingestion),
+//	mi/<scope>\0<term>\0<newest><id>  posting, newest first per term (keys.go),
+//	                                 15 bytes: flag (1 = low_reingestion),
 //	                                 created unix nanos (8 BE), term frequency
 //	                                 (2 BE), item length in tokens (4 BE)
 //	mdf/<scope>\0<term>              document frequency: items holding term (4 BE)
@@ -156,42 +158,93 @@ type kv interface {
 }
 
 // indexMemory writes the posting and recency keys of m, whose terms are
-// d, and counts it in the document frequencies and the scope's totals.
-func indexMemory(txn kv, scope string, m *messages.MemoryItem, d docTerms) error {
-	if len(d.terms) > 0 {
-		for _, t := range d.terms {
-			if err := txn.Set(postingKey(scope, t.term, m.MemoryID), postingValue(m, t.tf, d.length)); err != nil {
-				return err
-			}
-			if err := addDocFreq(txn, scope, t.term, 1); err != nil {
-				return err
-			}
-		}
-		if err := addMemStats(txn, scope, 1, int64(d.length)); err != nil {
+// d, and counts it in c for the document frequencies and the scope's
+// totals (indexCounts.apply writes those).
+func indexMemory(txn kv, scope string, m *messages.MemoryItem, d docTerms, c *indexCounts) error {
+	for _, t := range d.terms {
+		if err := txn.Set(postingKey(scope, t.term, m.CreatedAt.UnixNano(), m.MemoryID), postingValue(m, t.tf, d.length)); err != nil {
 			return err
 		}
 	}
+	c.add(scope, d, 1)
 	return txn.Set(memoryTimeKey(scope, m.CreatedAt.UnixNano(), m.MemoryID), nil)
 }
 
 // unindexMemory deletes the posting and recency keys of m and takes it out
-// of the frequencies and totals.
-func unindexMemory(txn kv, scope string, m *messages.MemoryItem) error {
+// of the frequencies and totals in c.
+func unindexMemory(txn kv, scope string, m *messages.MemoryItem, c *indexCounts) error {
 	d := memoryTerms(m)
-	if len(d.terms) > 0 {
-		for _, t := range d.terms {
-			if err := txn.Delete(postingKey(scope, t.term, m.MemoryID)); err != nil {
-				return err
-			}
-			if err := addDocFreq(txn, scope, t.term, -1); err != nil {
-				return err
-			}
-		}
-		if err := addMemStats(txn, scope, -1, -int64(d.length)); err != nil {
+	for _, t := range d.terms {
+		if err := txn.Delete(postingKey(scope, t.term, m.CreatedAt.UnixNano(), m.MemoryID)); err != nil {
 			return err
 		}
 	}
+	c.add(scope, d, -1)
 	return txn.Delete(memoryTimeKey(scope, m.CreatedAt.UnixNano(), m.MemoryID))
+}
+
+// indexCounts gathers the changes to the document frequencies and scope
+// totals of the items one staging function indexes and unindexes, so that
+// each counter is read and written once per write rather than once per
+// item: a turn whose eviction stores hundreds of episodes sharing their
+// words writes each word's count once, which keeps the turn's one atomic
+// commit far from Badger's transaction limits.
+type indexCounts struct {
+	df    map[scopeTerm]int64
+	stats map[string]*[2]int64 // scope -> items, total length
+}
+
+type scopeTerm struct{ scope, term string }
+
+func newIndexCounts() *indexCounts {
+	return &indexCounts{df: map[scopeTerm]int64{}, stats: map[string]*[2]int64{}}
+}
+
+// add counts an item with terms d in scope, sign +1 when indexed and -1
+// when unindexed. Items without terms count nowhere.
+func (c *indexCounts) add(scope string, d docTerms, sign int64) {
+	if len(d.terms) == 0 {
+		return
+	}
+	for _, t := range d.terms {
+		c.df[scopeTerm{scope, t.term}] += sign
+	}
+	st := c.stats[scope]
+	if st == nil {
+		st = new([2]int64)
+		c.stats[scope] = st
+	}
+	st[0] += sign
+	st[1] += sign * int64(d.length)
+}
+
+// apply writes the gathered changes, in key order.
+func (c *indexCounts) apply(txn kv) error {
+	keys := make([]scopeTerm, 0, len(c.df))
+	for k, delta := range c.df {
+		if delta != 0 {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b scopeTerm) int {
+		return cmp.Or(strings.Compare(a.scope, b.scope), strings.Compare(a.term, b.term))
+	})
+	for _, k := range keys {
+		if err := addDocFreq(txn, k.scope, k.term, c.df[k]); err != nil {
+			return err
+		}
+	}
+	scopes := slices.Sorted(maps.Keys(c.stats))
+	for _, scope := range scopes {
+		if st := c.stats[scope]; st[0] != 0 || st[1] != 0 {
+			if err := addMemStats(txn, scope, st[0], st[1]); err != nil {
+				return err
+			}
+		}
+	}
+	clear(c.df)
+	clear(c.stats)
+	return nil
 }
 
 // getter is the read side of a transaction.
@@ -276,6 +329,22 @@ type hit struct {
 	created int64
 }
 
+// Search bounds. A turn's auto-retrieval searches with the user's message,
+// whose common words ("hello", "question", the customer's name) occur in
+// nearly every item of a long conversation's memory; reading their whole
+// posting lists would make every turn cost more than the last. Search
+// therefore takes the query's terms rarest first, at most maxQueryTerms of
+// them, and reads at most maxTermPostings postings of each, the newest
+// (postings are kept newest first, keys.go), and at most maxSearchPostings
+// in all. Rare terms, which decide a BM25 ranking, are read whole; an item
+// beyond the newest postings of a common term only misses that term's
+// small share of its score.
+const (
+	maxQueryTerms     = 32
+	maxTermPostings   = 64
+	maxSearchPostings = 256
+)
+
 // Search returns scope's items that contain any word of query, best first,
 // ranked by BM25 (k1 = 1.2, b = 0.75): an item's score is the sum, over the
 // distinct query terms it contains, of
@@ -286,22 +355,30 @@ type hit struct {
 // where tf is how often the term occurs in the item, len the item's length
 // in tokens, N the number of indexed items of the scope, df how many hold
 // the term and avglen their average length. Equal scores put the newest
-// item first.
+// item first. Its cost is bounded whatever the size of the scope's memory:
+// see maxQueryTerms and maxTermPostings.
 func (mem Memory) Search(ctx context.Context, scope, query string, opts SearchOptions) ([]ScoredMemory, error) {
+	out, _, err := mem.search(ctx, scope, query, opts)
+	return out, err
+}
+
+// search is Search, also returning how many postings it read.
+func (mem Memory) search(ctx context.Context, scope, query string, opts SearchOptions) ([]ScoredMemory, int, error) {
 	if err := validID("scope", scope); err != nil {
-		return nil, fmt.Errorf("search memory: %w", err)
+		return nil, 0, fmt.Errorf("search memory: %w", err)
 	}
 	if opts.Limit < 0 {
-		return nil, fmt.Errorf("search memory %s: limit %d: %w", scope, opts.Limit, ErrInvalid)
+		return nil, 0, fmt.Errorf("search memory %s: limit %d: %w", scope, opts.Limit, ErrInvalid)
 	}
 	limit := cmp.Or(opts.Limit, DefaultSearchLimit)
 	qterms := terms(query)
 	if len(qterms) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	var out []ScoredMemory
+	read := 0
 	err := mem.d.view(ctx, func(txn *badger.Txn) error {
-		out = out[:0]
+		out, read = out[:0], 0
 		// Most scopes (every chatbot customer) hold no indexed memory at
 		// all: one read answers that, before any term is looked at.
 		docs, length, err := readTotals(txn, scopePrefix(pfxMemStats, scope))
@@ -312,45 +389,62 @@ func (mem Memory) Search(ctx context.Context, scope, query string, opts SearchOp
 		if avg <= 0 {
 			avg = 1
 		}
-		hits := map[string]*hit{}
+		type qterm struct {
+			term string
+			df   uint64
+		}
+		var qs []qterm
 		for _, t := range qterms {
-			dfc, err := readCount(txn, docFreqKey(scope, t))
+			df, err := readCount(txn, docFreqKey(scope, t))
 			if err != nil {
 				return err
 			}
-			if dfc == 0 {
-				continue
+			if df > 0 {
+				qs = append(qs, qterm{t, df})
 			}
-			df := float64(dfc)
+		}
+		slices.SortStableFunc(qs, func(a, b qterm) int { return cmp.Compare(a.df, b.df) })
+		qs = qs[:min(len(qs), maxQueryTerms)]
+		hits := map[string]*hit{}
+		// One iterator over the scope's postings, positioned on each term
+		// in turn: values are 15 bytes kept in the LSM tree, so they are
+		// read in place rather than prefetched.
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: scopePrefix(pfxPosting, scope)})
+		defer it.Close()
+		for _, q := range qs {
+			df := float64(q.df)
 			idf := math.Log1p((n - df + 0.5) / (df + 0.5))
-			p := postingPrefix(scope, t)
-			it := txn.NewIterator(badger.IteratorOptions{Prefix: p, PrefetchValues: true, PrefetchSize: 100})
-			for it.Rewind(); it.Valid(); it.Next() {
+			p := postingPrefix(scope, q.term)
+			taken, limit := 0, min(maxTermPostings, maxSearchPostings-read)
+			for it.Seek(p); it.ValidForPrefix(p) && taken < limit; it.Next() {
+				taken++
 				item := it.Item()
-				err := item.Value(func(v []byte) error {
-					if len(v) != postingLen {
-						return fmt.Errorf("posting %x: %d bytes: %w", item.Key(), len(v), ErrCorrupt)
-					}
-					if v[0] == 1 { // the raw lane is never indexed; skip a stray posting
-						return nil
-					}
-					id := string(item.Key()[len(p):])
-					tf := float64(binary.BigEndian.Uint16(v[9:]))
-					dl := float64(binary.BigEndian.Uint32(v[11:]))
-					h := hits[id]
-					if h == nil {
-						h = &hit{id: id, created: int64(binary.BigEndian.Uint64(v[1:]))}
-						hits[id] = h
-					}
-					h.score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
-					return nil
-				})
+				key := item.Key()
+				if len(key) <= len(p)+8 {
+					return fmt.Errorf("posting key %x: %w", key, ErrCorrupt)
+				}
+				var buf [postingLen]byte
+				v, err := item.ValueCopy(buf[:0])
 				if err != nil {
-					it.Close()
 					return err
 				}
+				if len(v) != postingLen {
+					return fmt.Errorf("posting %x: %d bytes: %w", key, len(v), ErrCorrupt)
+				}
+				if v[0] == 1 { // the raw lane is never indexed; skip a stray posting
+					continue
+				}
+				tf := float64(binary.BigEndian.Uint16(v[9:]))
+				dl := float64(binary.BigEndian.Uint32(v[11:]))
+				id := key[len(p)+8:]
+				h := hits[string(id)] // a lookup by bytes allocates nothing
+				if h == nil {
+					h = &hit{id: string(id), created: int64(binary.BigEndian.Uint64(v[1:]))}
+					hits[h.id] = h
+				}
+				h.score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avg))
 			}
-			it.Close()
+			read += taken
 		}
 		ranked := make([]*hit, 0, len(hits))
 		for _, h := range hits {
@@ -369,9 +463,9 @@ func (mem Memory) Search(ctx context.Context, scope, query string, opts SearchOp
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("search memory %s: %w", scope, err)
+		return nil, 0, fmt.Errorf("search memory %s: %w", scope, err)
 	}
-	return out, nil
+	return out, read, nil
 }
 
 // HasKeywordIndex reports whether scope holds any keyword-indexed item,

@@ -169,10 +169,10 @@ func testMemoryReindexMigration(t *testing.T, h *harness) {
 	}
 	// Replace the stemmed postings with what the unstemmed index had.
 	err := h.db.bdb.Update(func(txn *badger.Txn) error {
-		if err := txn.Delete(postingKey("s1", "cat", "cat")); err != nil {
+		if err := txn.Delete(postingKey("s1", "cat", t0.UnixNano(), "cat")); err != nil {
 			return err
 		}
-		return txn.Set(postingKey("s1", "cats", "cat"), postingValue(&messages.MemoryItem{CreatedAt: t0}, 1, 6))
+		return txn.Set(postingKey("s1", "cats", t0.UnixNano(), "cat"), postingValue(&messages.MemoryItem{CreatedAt: t0}, 1, 6))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func testMemoryReindexMigration(t *testing.T, h *harness) {
 	if got := searchIDs(t, h, "s1", "cat", SearchOptions{}); len(got) != 0 {
 		t.Fatalf("before the migration an unstemmed index found %v", got)
 	}
-	if err := h.db.bdb.Update(reindexMemory); err != nil {
+	if err := reindexMemory(ctx, h.db.bdb); err != nil {
 		t.Fatal(err)
 	}
 	if got := searchIDs(t, h, "s1", "cat", SearchOptions{}); !slices.Equal(got, []string{"cat"}) {

@@ -27,6 +27,11 @@ type migration struct {
 	// apply performs the step inside the migration's transaction; nil means
 	// the step only records the schema version.
 	apply func(txn *badger.Txn) error
+	// batched, when set, performs a step too large for one transaction, in
+	// transactions of its own, before apply and the record. It must be
+	// idempotent: a crash midway leaves the migration unrecorded, and the
+	// next open runs it again from the start.
+	batched func(ctx context.Context, bdb *badger.DB) error
 }
 
 // checksum is SHA-256 over "<version>\n<name>\n<description>".
@@ -55,67 +60,129 @@ func migrations() []migration {
 			version:     2,
 			name:        "memory-index-stemmed",
 			description: "rebuild the memory keyword index with English stems, without the low_reingestion lane",
-			apply:       reindexMemory,
+			batched:     reindexMemory,
 		},
 		{
 			version:     3,
 			name:        "memory-index-bm25",
 			description: "rebuild the memory keyword index with term frequencies, item lengths, document frequencies (mdf/) and scope totals (mst/) for BM25",
-			apply:       reindexMemory,
+			batched:     reindexMemory,
+		},
+		{
+			version:     4,
+			name:        "memory-index-newest-first",
+			description: "rebuild the memory keyword index with each term's postings keyed newest first (mi/<scope> NUL <term> NUL <newest:8 BE><memory_id>), so that a search reads a bounded number of them",
+			batched:     reindexMemory,
 		},
 	}
 }
 
-// reindexMemory rebuilds the keyword index (postings, document frequencies,
-// scope totals) from the stored memory items, as the current build writes
-// it; migrations 2 and 3 both run it. It runs in the migration's single
-// transaction, which bounds the memory a data dir may hold when it migrates
-// (Badger's transaction size limit); `silas memory reindex` rebuilds in
-// batches instead.
-func reindexMemory(txn *badger.Txn) error {
-	var stale [][]byte
+// reindexMemory rebuilds the keyword index (postings, document
+// frequencies, scope totals) from the stored memory items, as the current
+// build writes it; migrations 2 to 4 all run it. It deletes the index and
+// indexes the items in batches, each its own transaction, so that a data
+// dir of any size migrates; the index is derived, so a run cut short is
+// simply run again.
+func reindexMemory(ctx context.Context, bdb *badger.DB) error {
 	for _, pfx := range []string{pfxPosting, pfxDocFreq, pfxMemStats} {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(pfx)})
-		for it.Rewind(); it.Valid(); it.Next() {
-			stale = append(stale, it.Item().KeyCopy(nil))
-		}
-		it.Close()
-	}
-	for _, k := range stale {
-		if err := txn.Delete(k); err != nil {
+		if err := deleteBatched(ctx, bdb, []byte(pfx)); err != nil {
 			return fmt.Errorf("reindex memory: %w", err)
 		}
 	}
-	// Items are collected first: a read-write transaction allows one
-	// iterator at a time, and indexing reads the counters it updates.
-	type scoped struct {
-		scope string
-		item  messages.MemoryItem
-	}
-	var items []scoped
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(pfxMemory), PrefetchValues: true})
-	for it.Rewind(); it.Valid(); it.Next() {
-		key := it.Item().Key()
-		scope, _, ok := bytes.Cut(key[len(pfxMemory):], []byte{0})
-		if !ok {
-			it.Close()
-			return fmt.Errorf("reindex memory: key %q: %w", key, ErrCorrupt)
+	var after []byte // the last item key indexed
+	for batch := reindexBatch; ; {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("reindex memory: %w", err)
 		}
-		var m messages.MemoryItem
-		if err := it.Item().Value(func(v []byte) error { return decodeJSON(v, &m) }); err != nil {
-			it.Close()
-			return fmt.Errorf("reindex memory %q: %w", key, err)
+		type scoped struct {
+			scope string
+			item  messages.MemoryItem
 		}
-		items = append(items, scoped{scope: string(scope), item: m})
+		var items []scoped
+		var last []byte
+		err := bdb.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(pfxMemory), PrefetchValues: true, PrefetchSize: batch})
+			defer it.Close()
+			start := []byte(pfxMemory)
+			if after != nil {
+				start = append(bytes.Clone(after), 0) // the key right after
+			}
+			for it.Seek(start); it.Valid() && len(items) < batch; it.Next() {
+				key := it.Item().Key()
+				scope, _, ok := bytes.Cut(key[len(pfxMemory):], []byte{0})
+				if !ok {
+					return fmt.Errorf("key %q: %w", key, ErrCorrupt)
+				}
+				var m messages.MemoryItem
+				if err := it.Item().Value(func(v []byte) error { return decodeJSON(v, &m) }); err != nil {
+					return fmt.Errorf("%q: %w", key, err)
+				}
+				items = append(items, scoped{scope: string(scope), item: m})
+				last = it.Item().KeyCopy(nil)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("reindex memory: %w", err)
+		}
+		if len(items) == 0 {
+			return nil
+		}
+		err = bdb.Update(func(txn *badger.Txn) error {
+			c := newIndexCounts()
+			for i := range items {
+				m := &items[i].item
+				if err := indexMemory(txn, items[i].scope, m, memoryTerms(m), c); err != nil {
+					return fmt.Errorf("%s/%s: %w", items[i].scope, m.MemoryID, err)
+				}
+			}
+			return c.apply(txn)
+		})
+		switch {
+		case errors.Is(err, badger.ErrTxnTooBig) && batch > 1:
+			batch /= 2 // items with many terms: take fewer at once
+			continue
+		case err != nil:
+			return fmt.Errorf("reindex memory: %w", err)
+		}
+		after = last
 	}
-	it.Close()
-	for i := range items {
-		m := &items[i].item
-		if err := indexMemory(txn, items[i].scope, m, memoryTerms(m)); err != nil {
-			return fmt.Errorf("reindex memory %s/%s: %w", items[i].scope, m.MemoryID, err)
+}
+
+// deleteBatched deletes every key under prefix, in transactions of at most
+// deleteScopeMaxKeys keys.
+func deleteBatched(ctx context.Context, bdb *badger.DB, prefix []byte) error {
+	for batch := deleteScopeMaxKeys; ; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var keys [][]byte
+		err := bdb.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			defer it.Close()
+			for it.Rewind(); it.Valid() && len(keys) < batch; it.Next() {
+				keys = append(keys, it.Item().KeyCopy(nil))
+			}
+			return nil
+		})
+		if err != nil || len(keys) == 0 {
+			return err
+		}
+		err = bdb.Update(func(txn *badger.Txn) error {
+			for _, k := range keys {
+				if err := txn.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, badger.ErrTxnTooBig) && batch > 1:
+			batch /= 2
+		case err != nil:
+			return fmt.Errorf("delete %q: %w", prefix, err)
 		}
 	}
-	return nil
 }
 
 // migrate checks the recorded migrations against ms and applies the missing
@@ -146,7 +213,7 @@ func migrate(ctx context.Context, bdb *badger.DB, ms []migration) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("migration %d: %w", m.version, err)
 		}
-		if err := applyMigration(bdb, m); err != nil {
+		if err := applyMigration(ctx, bdb, m); err != nil {
 			return err
 		}
 	}
@@ -192,10 +259,15 @@ func appliedMigrations(bdb *badger.DB) (map[uint32]migrationRecord, error) {
 	return applied, nil
 }
 
-func applyMigration(bdb *badger.DB, m migration) error {
+func applyMigration(ctx context.Context, bdb *badger.DB, m migration) error {
 	rec, err := encodeJSON(migrationRecord{Version: m.version, Name: m.name, Checksum: m.checksum(), AppliedAt: time.Now().UTC()})
 	if err != nil {
 		return fmt.Errorf("migration %d: %w", m.version, err)
+	}
+	if m.batched != nil {
+		if err := m.batched(ctx, bdb); err != nil {
+			return fmt.Errorf("apply migration %d (%s): %w", m.version, m.name, err)
+		}
 	}
 	err = bdb.Update(func(txn *badger.Txn) error {
 		if m.apply != nil {

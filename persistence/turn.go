@@ -152,10 +152,14 @@ func (p *preparedTurn) stage(txn *wtxn) error {
 	if err := txn.appendChronicle(tc.Scope, p.chronicle); err != nil {
 		return fmt.Errorf("chronicle: %w", err)
 	}
+	c := newIndexCounts()
 	for i := range p.memories {
-		if err := stageMemoryPut(txn, tc.Scope, &p.memories[i]); err != nil {
+		if err := stageMemoryPut(txn, tc.Scope, &p.memories[i], c); err != nil {
 			return fmt.Errorf("memory %s: %w", p.memories[i].item.MemoryID, err)
 		}
+	}
+	if err := c.apply(txn); err != nil {
+		return fmt.Errorf("memory index: %w", err)
 	}
 	if err := stageDelivered(txn, tc.Scope, tc.Delivered); err != nil {
 		return fmt.Errorf("outbox delivered: %w", err)

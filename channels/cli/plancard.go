@@ -49,6 +49,7 @@ func writePlanCard(out io.Writer, c *messages.PlanCard, indent string) {
 	line("domain", deref(c.Domain))
 	line("input artifacts from", strings.Join(c.InputArtifactsFrom, ", "))
 	line("skills", strings.Join(c.Skills, ", "))
+	list("skill hashes", keyed(c.SkillHashes))
 	checks := make([]string, 0, len(c.Verify))
 	for _, v := range c.Verify {
 		checks = append(checks, checkText(v))

@@ -54,6 +54,15 @@ type event struct {
 	// Plan is every field the approval token signs; nil from a server
 	// that sends only the fields of spec 8.1.
 	Plan *messages.PlanCard `json:"plan"`
+	// Scope is "skill_install" on a skill's install card, which Skill
+	// then holds (SKILL.md, every script, the reports).
+	Scope string              `json:"scope"`
+	Skill *messages.SkillCard `json:"skill"`
+
+	// skill_install_result
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
 }
 
 // isCard reports whether t is an interactive server event the CLI cannot

@@ -103,6 +103,12 @@ func (s *session) onEvent(ev event) error {
 		if len(s.approvals) == 1 {
 			s.prompt(ev)
 		}
+	case "skill_install_result":
+		fmt.Fprintf(s.opts.Out, "skill %s: %s", printable(ev.Name), printable(ev.Status))
+		if ev.Detail != "" {
+			fmt.Fprintf(s.opts.Out, " (%s)", printable(ev.Detail))
+		}
+		fmt.Fprintln(s.opts.Out)
 	case "ack":
 		// Receipt of a message; the answer follows.
 	default:
@@ -128,6 +134,11 @@ func (s *session) settle(replyTo string) {
 func (s *session) prompt(ev event) {
 	out := s.opts.Out
 	fmt.Fprintf(out, "approval requested: %s\n", printable(ev.Title))
+	if ev.Skill != nil {
+		writeSkillCard(out, ev.Skill)
+		fmt.Fprint(out, "install this skill? [y/N] ")
+		return
+	}
 	if ev.Plan != nil {
 		writePlanCard(out, ev.Plan, "  ")
 		fmt.Fprint(out, "approve? [y/N] ")

@@ -8,7 +8,7 @@ import (
 )
 
 // approvalsAPI serves GET /approvals/pending: the approval_request events
-// the owner's scope still waits on. The PWA asks after every (re)connect so
+// the owner's scope still waits on (plans, and skill_install cards). The PWA asks after every (re)connect so
 // that a card restored from its storage whose request ended while the app
 // was away (answered elsewhere, timed out, or lost with a restart) shows
 // expired at once instead of failing when answered.
@@ -29,6 +29,12 @@ func (a *approvalsAPI) pending(ctx *fasthttp.RequestCtx) {
 		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, "read the pending approvals: "+err.Error()+"; try again")
 		return
 	}
-	// Each entry is the event as the WebSocket sends it, expires_at included.
-	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"requests": list})
+	// Each entry is the event as the WebSocket sends it, expires_at included:
+	// the plan the owner scope waits on, then the skill_install cards.
+	requests := make([]any, 0, len(list))
+	for _, r := range list {
+		requests = append(requests, r)
+	}
+	requests = append(requests, pendingSkillCards(c, a.sys)...)
+	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"requests": requests})
 }

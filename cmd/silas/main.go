@@ -28,6 +28,7 @@ Commands:
   audit verify  check the audit log's hash chain
   memory        export or import memories as a jsonl-v1 bundle, rebuild their index (export, import, reindex)
   devices       add, list or revoke owner devices (talks to the running daemon)
+  skills        list, show, install, import or remove skills (talks to the running daemon)
   doctor        check this host's sandbox isolation and which backend Silas uses
   version       print the version
 
@@ -86,6 +87,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runMemory(ctx, rest, stdin, stdout, stderr)
 	case "devices":
 		return runDevices(ctx, rest, stdout, stderr)
+	case "skills":
+		return runSkills(ctx, rest, stdout, stderr)
 	case "doctor":
 		return runDoctor(ctx, rest, stdout, stderr)
 	case "version", "--version":

@@ -66,6 +66,8 @@ type pwaAPI struct {
 	activity *activityAPI
 	// approvals answers GET /approvals/pending.
 	approvals *approvalsAPI
+	// skills serves `silas skills` (list, show, install, import, remove).
+	skills *skillsAPI
 }
 
 func (p *pwaAPI) routes() map[string]fasthttp.RequestHandler {
@@ -75,6 +77,7 @@ func (p *pwaAPI) routes() map[string]fasthttp.RequestHandler {
 	maps.Copy(routes, p.activity.routes())
 	maps.Copy(routes, p.uxRoutes())
 	maps.Copy(routes, p.approvals.routes())
+	maps.Copy(routes, p.skills.routes())
 	for k, h := range routes {
 		routes[k] = p.gate.wrap(h)
 	}
@@ -145,6 +148,7 @@ func (d *daemon) routes(cfg *config.Config, sessions *session.Minter) map[string
 		db:   d.in.db, ownerID: cfg.OwnerID, devices: d.devices, secrets: d.secrets,
 		activity:  &activityAPI{db: d.in.db, ownerID: cfg.OwnerID},
 		approvals: &approvalsAPI{sys: d.sys, ownerID: cfg.OwnerID},
+		skills:    &skillsAPI{sys: d.sys, db: d.in.db, snaps: d.skills},
 	}
 	maps.Copy(routes, pwa.routes())
 	return routes

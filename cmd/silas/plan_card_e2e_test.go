@@ -8,6 +8,8 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/plan"
+	"github.com/silas-ai/silas/skills"
+	"github.com/silas-ai/silas/skills/bundled"
 )
 
 // everyFieldPlan is a goal that sets every field the approval token signs
@@ -37,7 +39,7 @@ gates:
     provider: llm
     check: friendly_check_x
     on_block: handoff_x
-skills: [skill-x]
+skills: [coding]
 access_levels:
   level_x:
     description: Level description x
@@ -79,7 +81,8 @@ var signedMarkers = map[string][]string{
 	"input_artifacts_from": {"report-x.md"},
 	"verify":               {"feed_reachable_x", "curl -sf https://feed.example/x", "expected-text-x", "31"},
 	"gates":                {"tone_gate_x", "every_agent_response", "llm", "friendly_check_x", "handoff_x"},
-	"skills":               {"skill-x"},
+	"skills":               {"coding"},
+	"skill_hashes":         {"coding"},
 	"access_levels":        {"level_x", "Level description x", "tool_x", "tone_gate_x", "3601"},
 	"escalation":           {"handoff_x", "transfer_to_queue", "humans-queue-x", "4"},
 	"schedule":             {"@every 17m"},
@@ -98,6 +101,17 @@ func planMarkers(t *testing.T, markdown string) map[string][]string {
 	w, err := plan.Parse(markdown)
 	if err != nil {
 		t.Fatalf("the test plan does not parse: %v", err)
+	}
+	// The daemon binds the installed hashes of the plan's (bundled)
+	// skills before it asks: so does the expected hash.
+	cat, _ := skills.Load(t.TempDir(), bundled.FS())
+	approved := map[string]string{}
+	for _, n := range cat.Names() {
+		e, _ := cat.Get(n)
+		approved[n] = e.Skill.Hash()
+	}
+	if w.SkillHashes, err = (&skills.Snapshot{Catalog: cat, Approved: approved}).Bind(w.Skills); err != nil {
+		t.Fatal(err)
 	}
 	hash, err := messages.WorkItemPlanHash(w)
 	if err != nil {

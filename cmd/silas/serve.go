@@ -91,6 +91,7 @@ type daemon struct {
 	now func() time.Time // the actors' clock; nil is the wall clock
 
 	sandbox backends.Choice // where agent code runs, or why it may not
+	skills  *skillSnapshots // the skills plans may use
 
 	devices *deviceRegistry // active owner device keys
 	secrets *secretVault    // secure-input requests and values
@@ -159,6 +160,12 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	if err != nil {
 		return err
 	}
+	if err := bootSkills(ctx, cfg, d.in.db, log); err != nil {
+		return err
+	}
+	if d.skills, err = newSkillSnapshots(ctx, cfg.SkillsDir, d.in.db, log); err != nil {
+		return fmt.Errorf("skills: %w", err)
+	}
 	var goal *messages.WorkItem
 	if cfg.ActiveGoal != "" {
 		if goal, err = actors.ReadGoal(cfg.ActiveGoal); err != nil {
@@ -169,11 +176,16 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		return err
 	}
 	d.secrets = &secretVault{db: d.in.db, ks: d.in.keystore}
+	installer, err := skillInstallerOptions(cfg, d.skills, d.sandbox)
+	if err != nil {
+		return err
+	}
 	reg := metrics.NewRegistry()
 	d.sys, err = actors.Start(ctx, actors.Deps{
 		Goal: goal, Now: d.now,
-		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier,
+		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier, SkillInstaller: installer,
 		SandboxStatus: messages.SandboxStatus{Backend: d.sandbox.Backend, Isolated: d.sandbox.Isolated, Problem: d.sandbox.Problem},
+		Skills:        d.skills.Snapshot,
 		Config:        cfg, DB: d.in.db, Models: models,
 		VerifyOwnerSignature: ownerOrDevice(d.in.keys.VerifyOwnerSignature, d.devices),
 		OwnerToken:           d.in.ownerToken,

@@ -142,7 +142,11 @@ func (w *Window) SetLimits(l Limits) error {
 			return err
 		}
 	}
+	changed := re != w.trivial
 	w.limits, w.trivial = l, re
+	if changed {
+		w.recount(chronicleZone) // what counts as trivial changed
+	}
 	return nil
 }
 
@@ -238,11 +242,7 @@ func (w *Window) ZoneTokens(zone messages.ContextZone) int {
 	if zi < 0 {
 		return 0
 	}
-	n := 0
-	items := w.zones[zi]
-	for i := range items {
-		n += items[i].TokenCount
-	}
+	n := w.state[zi].tokens
 	for _, s := range w.subs {
 		if s.Active && s.Zone == zone {
 			n += s.TokenCount

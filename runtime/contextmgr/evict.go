@@ -297,8 +297,19 @@ func (w *Window) candidates(zi, turn int, spare map[string]bool) []candidate {
 	return out
 }
 
+// evictionSlackPct is the share of a zone's budget that zone-policy
+// eviction frees beyond what brings the zone within its budget. A full
+// chronicle that evicted just enough would evict its oldest turn on every
+// turn, and each eviction changes the start of the rendered context:
+// providers' prompt caches would miss on every turn, and the window would
+// render and store a sliver of episodes every turn. Evicting a tenth of
+// the budget at once keeps the rendered prefix byte-stable for the many
+// turns it takes to fill that room again.
+const evictionSlackPct = 0.10
+
 // zonePolicies is tier-1 step 4: every zone over its budget evicts by its
-// policy until within it. It reports whether anything was evicted.
+// policy until within it, and a further evictionSlackPct of its budget.
+// It reports whether anything was evicted.
 func (w *Window) zonePolicies(turn int, res *EvictionResult) bool {
 	evicted := false
 	for zi := 1; zi < len(allZones); zi++ {
@@ -307,9 +318,10 @@ func (w *Window) zonePolicies(turn int, res *EvictionResult) bool {
 		if used <= limit {
 			continue
 		}
+		target := limit - int(float64(limit)*evictionSlackPct)
 		ids := make(map[string]bool)
 		for _, c := range w.candidates(zi, turn, nil) {
-			if used <= limit {
+			if used <= target {
 				break
 			}
 			used -= c.tokens

@@ -70,17 +70,29 @@ func MaskPlaceholder(source string, tokens int) string {
 // observation_mask_after_turns turns get the placeholder. The originals go
 // to res.Masked for the caller to store.
 func (w *Window) maskObservations(turn int, res *EvictionResult) {
+	if w.state[chronicleZone].maskable == 0 {
+		return // the common turn: no tool result waits to be masked
+	}
 	cutoff := turn - w.limits.ObservationMaskAfterTurns
-	items := w.zones[zoneIndex(messages.ZoneChronicle)]
+	items := w.zones[chronicleZone]
+	first := -1
 	for i := range items {
 		it := &items[i]
-		if it.Kind != messages.KindToolResult || it.Masked || it.Pinned || it.TurnNumber >= cutoff {
+		if !maskable(it) || it.TurnNumber >= cutoff {
 			continue
 		}
 		res.Masked = append(res.Masked, *it)
+		w.noteRemoved(chronicleZone, it)
 		it.Content = MaskPlaceholder(it.Source, it.TokenCount)
 		it.TokenCount = EstimateTokens(it.Content)
 		it.Masked = true
+		w.noteAdded(chronicleZone, it)
+		if first < 0 {
+			first = i
+		}
+	}
+	if first >= 0 {
+		w.changedFrom(chronicleZone, first)
 	}
 }
 
@@ -115,8 +127,10 @@ func (w *Window) IsTrivial(it *messages.ContextItem) bool {
 // dropTrivial is tier-1 step 2. Messages of the current turn stay: the user
 // may just have said "ok" and the proxy must see it.
 func (w *Window) dropTrivial(turn int, res *EvictionResult) {
-	zi := zoneIndex(messages.ZoneChronicle)
-	dropped := w.removeWhere(zi, func(it *messages.ContextItem) bool {
+	if w.state[chronicleZone].trivial == 0 {
+		return // the common turn: nothing to drop
+	}
+	dropped := w.removeWhere(chronicleZone, func(it *messages.ContextItem) bool {
 		return it.TurnNumber < turn && w.IsTrivial(it)
 	})
 	res.Dropped = append(res.Dropped, dropped...)

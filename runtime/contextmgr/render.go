@@ -31,7 +31,7 @@ func (w *Window) System() string {
 }
 
 // blockOverhead is a generous size of one block's delimiters, used to size
-// the render buffer once.
+// render buffers.
 const blockOverhead = 80
 
 // Render writes every non-system item, and every materialized active
@@ -40,27 +40,82 @@ const blockOverhead = 80
 // follow its items. Masking is EnforceBudget's job: Render shows the window
 // as it is. Lines inside content shaped like a delimiter ("--- x ---") are
 // prefixed with a backslash so that content cannot forge a block boundary.
+//
+// Each zone's blocks are rendered once and kept (zonestate.go): a turn
+// renders only what was added since the last call, and the text of an
+// unchanged zone is reused without a copy.
 func (w *Window) Render() string {
-	n := 0
-	for _, z := range renderOrder {
-		for _, it := range w.zones[zoneIndex(z)] {
-			n += len(it.Content) + len(it.Source) + blockOverhead
+	text, _ := w.render(false)
+	return text
+}
+
+// RenderEncoded is Render that also returns the text encoded as a JSON
+// string, quotes included, byte for byte what encoding/json makes of it,
+// in pieces to be written one after the other. The blocks are kept encoded
+// between turns like the text, so a model client that sends the pieces in
+// place of encoding text again (llm.Message Quoted) encodes only what is
+// new, and copies the rest once, into its request.
+func (w *Window) RenderEncoded() (text string, quoted []string) {
+	return w.render(true)
+}
+
+func (w *Window) render(encode bool) (string, []string) {
+	var parts [2 * len(renderOrder)]string // a zone's blocks, then its subscriptions
+	n, last := 0, -1
+	for k, z := range renderOrder {
+		parts[2*k] = w.renderedZone(zoneIndex(z))
+		parts[2*k+1] = w.renderedSubscriptions(z)
+	}
+	for i, p := range parts {
+		if p != "" {
+			n += len(p)
+			last = i
 		}
 	}
-	for _, s := range w.subs {
-		n += len(s.Content) + len(s.Target) + blockOverhead
+	w.noteRender(&parts, n)
+	var quoted []string
+	if encode {
+		quoted = w.quote(&parts)
+	}
+	switch {
+	case last < 0:
+		return "", quoted
+	case len(parts[last]) == n:
+		return parts[last], quoted // one part: no copy
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for _, z := range renderOrder {
-		items := w.zones[zoneIndex(z)]
-		for i := range items {
-			writeBlock(&b, &items[i])
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+	return b.String(), quoted
+}
+
+// quote returns the JSON encoding of a render in pieces: the zones'
+// encoded blocks, and the subscriptions, encoded anew (they are small and
+// change).
+func (w *Window) quote(parts *[2 * len(renderOrder)]string) []string {
+	out := make([]string, 0, 2+len(parts))
+	out = append(out, `"`)
+	for k, z := range renderOrder {
+		if e := w.quotedZone(zoneIndex(z)); e != "" {
+			out = append(out, e)
 		}
-		for _, s := range w.subs {
-			if s.Active && s.Zone == z && s.matTurn >= 0 {
-				writeSubscription(&b, s)
-			}
+		if s := parts[2*k+1]; s != "" {
+			var b strings.Builder
+			appendQuoted(&b, s)
+			out = append(out, b.String())
+		}
+	}
+	return append(out, `"`)
+}
+
+// renderedSubscriptions renders zone's materialized active subscriptions.
+func (w *Window) renderedSubscriptions(z messages.ContextZone) string {
+	var b strings.Builder
+	for _, s := range w.subs {
+		if s.Active && s.Zone == z && s.matTurn >= 0 {
+			writeSubscription(&b, s)
 		}
 	}
 	return b.String()
@@ -68,18 +123,23 @@ func (w *Window) Render() string {
 
 // writeBlock writes one item with its delimiter (spec 3.5):
 //
-//	--- memory | 2026-01-15 | "auth module bug fix pattern" ---
+//	--- memory | 2026-01-15 | [external] | "auth module bug fix pattern" ---
 //	--- turn 14 | user | live ---
 //	--- tool_result | turn 12 | masked ---
 //
-// A memory's label is the start of its first line (MemoryLabelBytes).
+// A memory's label is the start of its first line (MemoryLabelBytes); its
+// taint is shown so that the model can tell memories derived from external
+// content from the owner's. Label-shaped lines of content are escaped
+// (label.go).
 func writeBlock(b *strings.Builder, it *messages.ContextItem) {
 	var scratch [32]byte
 	switch it.Kind {
 	case messages.KindMemory:
 		b.WriteString("--- memory | ")
 		b.Write(it.CreatedAt.UTC().AppendFormat(scratch[:0], "2006-01-02"))
-		b.WriteString(" | \"")
+		b.WriteString(" | [")
+		b.WriteString(string(renderedTaint(it.Taint)))
+		b.WriteString("] | \"")
 		b.WriteString(memoryLabel(it.Content))
 		b.WriteString("\" ---\n")
 	case messages.KindMessage:
@@ -99,7 +159,7 @@ func writeBlock(b *strings.Builder, it *messages.ContextItem) {
 		b.WriteString(state(it.Masked))
 		b.WriteString(" ---\n")
 	}
-	writeContent(b, it.Content)
+	writeItemContent(b, it)
 	b.WriteString("--- end ---\n\n")
 }
 
@@ -137,23 +197,10 @@ func writeSubscription(b *strings.Builder, s *Subscription) {
 	b.WriteString("--- end ---\n\n")
 }
 
-// writeContent writes content and a final newline, escaping delimiter-shaped
-// lines.
+// writeContent writes content and a final newline, escaping delimiter- and
+// label-shaped lines (label.go).
 func writeContent(b *strings.Builder, content string) {
-	if !strings.Contains(content, "---") {
-		b.WriteString(content)
-		b.WriteByte('\n')
-		return
-	}
-	for line := range strings.Lines(content) {
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "---") && strings.HasSuffix(t, "---") {
-			b.WriteByte('\\')
-		}
-		b.WriteString(line)
-	}
-	if !strings.HasSuffix(content, "\n") {
-		b.WriteByte('\n')
-	}
+	writeEscaped(b, content, false)
 }
 
 func state(masked bool) string {
@@ -176,7 +223,7 @@ const MemoryLabelBytes = 60
 // memoryLabel is the start of content's first line, cut at a word boundary
 // within MemoryLabelBytes, with double quotes turned into single ones.
 func memoryLabel(content string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
+	line := firstLine(strings.TrimSpace(content))
 	if len(line) > MemoryLabelBytes {
 		cut := strings.LastIndexByte(line[:MemoryLabelBytes], ' ')
 		if cut < MemoryLabelBytes/2 {

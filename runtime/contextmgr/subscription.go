@@ -397,13 +397,9 @@ func (w *Window) queryContent(query string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("query %q: %w", query, err)
 	}
-	have := make(map[string]bool)
-	for _, it := range w.zones[zoneIndex(messages.ZoneMemory)] {
-		have[it.Source] = true
-	}
 	var b strings.Builder
 	for i := range items {
-		if have["memory:"+items[i].MemoryID] {
+		if w.HoldsMemory("memory:" + items[i].MemoryID) {
 			continue
 		}
 		content := items[i].Content

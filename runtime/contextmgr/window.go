@@ -34,6 +34,12 @@ type Window struct {
 	profile  string
 
 	zones [len(allZones)][]messages.ContextItem
+	// state keeps each zone's totals and rendered blocks (zonestate.go);
+	// every change to zones goes through Add, Replace, removeWhere or
+	// maskObservations, which keep it current.
+	state [len(allZones)]zoneState
+	// last remembers the last Render (RenderStats).
+	last renderStats
 	// turn is the highest turn number seen (Add, EnforceBudget, Materialize).
 	turn int
 
@@ -83,6 +89,7 @@ func (w *Window) Add(it messages.ContextItem) []messages.ContextItem {
 		it.Zone = messages.ZoneWorkspace
 	}
 	w.zones[zi] = append(w.zones[zi], it)
+	w.noteAdded(zi, &w.zones[zi][len(w.zones[zi])-1])
 	w.turn = max(w.turn, it.TurnNumber)
 	if it.Zone == messages.ZoneSystem || w.Usage() <= w.budget.Total {
 		return nil
@@ -105,7 +112,10 @@ func (w *Window) Replace(it messages.ContextItem) bool {
 	}
 	for i := range w.zones[zi] {
 		if w.zones[zi][i].CtxID == it.CtxID {
+			w.noteRemoved(zi, &w.zones[zi][i])
 			w.zones[zi][i] = it
+			w.noteAdded(zi, &w.zones[zi][i])
+			w.changedFrom(zi, i)
 			return true
 		}
 	}
@@ -117,9 +127,12 @@ func (w *Window) Replace(it messages.ContextItem) bool {
 func (w *Window) removeWhere(zi int, drop func(*messages.ContextItem) bool) []messages.ContextItem {
 	items := w.zones[zi]
 	var out []messages.ContextItem
+	var removed []int
 	kept := items[:0]
 	for i := range items {
 		if drop(&items[i]) {
+			removed = append(removed, i)
+			w.noteRemoved(zi, &items[i])
 			out = append(out, items[i])
 			continue
 		}
@@ -127,6 +140,7 @@ func (w *Window) removeWhere(zi int, drop func(*messages.ContextItem) bool) []me
 	}
 	clear(items[len(kept):])
 	w.zones[zi] = kept
+	w.removedAt(zi, removed)
 	return out
 }
 

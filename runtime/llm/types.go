@@ -19,6 +19,13 @@ type Message struct {
 	Role string
 	// Content is the text of the message.
 	Content string
+	// Quoted, when set, is Content already encoded as a JSON string,
+	// quotes included, as encoding/json would encode it, in pieces sent
+	// one after the other. A caller whose prompt grows by appending keeps
+	// it encoded between calls (the context window does), and the client
+	// sends it as it is instead of encoding Content again. Content must
+	// still hold the text.
+	Quoted []string
 	// ToolCalls are the calls an assistant message asked for.
 	ToolCalls []ToolCall
 	// ToolCallID links a tool message to the call it answers.

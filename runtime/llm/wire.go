@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -115,7 +116,11 @@ func encodeRequest(req *Request) ([]byte, error) {
 	if req.Format != nil && req.Format.wire == nil {
 		w.ResponseFormat = formatWire(req.Format)
 	}
-	b, err := json.Marshal(&w)
+	extra := 0
+	if req.Format != nil && req.Format.wire != nil {
+		extra = len(`,"response_format":`) + len(req.Format.wire)
+	}
+	b, err := marshalRequest(&w, req.Messages, extra)
 	if err != nil {
 		return nil, fmt.Errorf("encode chat completion request: %w", err)
 	}
@@ -126,6 +131,60 @@ func encodeRequest(req *Request) ([]byte, error) {
 		b = append(b, '}')
 	}
 	return b, nil
+}
+
+// marshalRequest encodes w, leaving room for extra more bytes. The
+// contents of messages that arrive encoded (Message.Quoted) are spliced in
+// as they are: a long prompt is not encoded again on every call.
+func marshalRequest(w *wireRequest, msgs []Message, extra int) ([]byte, error) {
+	quoted := 0
+	for i := range msgs {
+		for _, q := range msgs[i].Quoted {
+			quoted += len(q)
+		}
+	}
+	if quoted == 0 {
+		return json.Marshal(w)
+	}
+	// Encode with an empty content in place of each quoted one, then
+	// replace each "content":"" of those messages, in order.
+	empty := ""
+	for i := range msgs {
+		if msgs[i].Quoted != nil {
+			w.Messages[i].Content = &empty
+		}
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		return nil, err
+	}
+	// Message starts are the only {"role": of the encoding before the
+	// tools and the response format (inside strings a quote is escaped).
+	out := make([]byte, 0, len(b)+quoted+extra)
+	copied, from := 0, 0
+	for i := range msgs {
+		at := bytes.Index(b[from:], []byte(`{"role":`))
+		if at < 0 {
+			return nil, fmt.Errorf("message %d not found in the encoded request", i)
+		}
+		at += from
+		from = at + len(`{"role":`)
+		if msgs[i].Quoted == nil {
+			continue
+		}
+		c := bytes.Index(b[at:], []byte(`,"content":""`))
+		if c < 0 {
+			return nil, fmt.Errorf("content of message %d not found in the encoded request", i)
+		}
+		c += at + len(`,"content":`)
+		out = append(out, b[copied:c]...)
+		for _, q := range msgs[i].Quoted {
+			out = append(out, q...)
+		}
+		copied = c + len(`""`)
+		from = copied
+	}
+	return append(out, b[copied:]...), nil
 }
 
 func formatWire(f *ResponseFormat) *wireResponseFormat {

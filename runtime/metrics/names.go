@@ -11,6 +11,8 @@ const (
 	NameWSConnections    = "silas_ws_connections"
 	NameWSFramesIn       = "silas_ws_frames_in_total"
 	NameWSFramesOut      = "silas_ws_frames_out_total"
+	NamePromptBytes      = "silas_prompt_context_bytes_total"
+	NamePromptStable     = "silas_prompt_context_stable_bytes_total"
 )
 
 // LabelCode is the label of NameErrorsTotal.
@@ -27,6 +29,8 @@ type Standard struct {
 	WSConnections    *Gauge      // silas_ws_connections
 	WSFramesIn       *Counter    // silas_ws_frames_in_total
 	WSFramesOut      *Counter    // silas_ws_frames_out_total
+	PromptBytes      *Counter    // silas_prompt_context_bytes_total
+	PromptStable     *Counter    // silas_prompt_context_stable_bytes_total
 }
 
 // NewStandard registers (or finds, since registration is idempotent) the
@@ -41,5 +45,8 @@ func NewStandard(r *Registry) *Standard {
 		WSConnections:    r.Gauge(NameWSConnections, "Open WebSocket connections."),
 		WSFramesIn:       r.Counter(NameWSFramesIn, "WebSocket frames received from clients."),
 		WSFramesOut:      r.Counter(NameWSFramesOut, "WebSocket frames sent to clients."),
+		PromptBytes:      r.Counter(NamePromptBytes, "Bytes of rendered context sent to the proxy and planner models."),
+		PromptStable: r.Counter(NamePromptStable, "Of the rendered context sent, the bytes that repeat the scope's previous render from its start: "+
+			"what a provider's prompt cache can reuse when the system prompt is unchanged."),
 	}
 }

@@ -34,7 +34,16 @@ type ModelCall struct {
 	Schema string
 	System string
 	Prompt string
-	Decode func(content string) (any, error)
+	// PromptQuoted, when set, is Prompt encoded as a JSON string, in
+	// pieces, kept encoded by the window between turns (contextmgr
+	// RenderEncoded); the agent loop hands it to the model client so that
+	// a long context is not encoded again on every call.
+	PromptQuoted []string
+	// PromptStable is how many leading bytes of Prompt repeat the window's
+	// previous render (contextmgr RenderStats), for the prompt-cache
+	// metrics.
+	PromptStable int
+	Decode       func(content string) (any, error)
 	// Timeout bounds the whole call when set (the scorer's 2 s); zero
 	// means the role's usual bound.
 	Timeout time.Duration
@@ -53,7 +62,8 @@ type QueryMemory struct {
 }
 
 // ApplyMemoryOps asks for memory operations to run in the turn's scope with
-// the turn's taint. The result Value is an int: how many ops were applied.
+// Taint, the turn's DerivedTaint: the weakest of the message and of what the
+// model saw. The result Value is an int: how many ops were applied.
 type ApplyMemoryOps struct {
 	Ops   []messages.MemoryOp
 	Taint messages.TaintLevel

@@ -35,7 +35,7 @@ func Advance(t *Turn, e *Env) (req any, err error) {
 	for t.cursor < len(stages) {
 		eff := stages[t.cursor].Run(t, e)
 		if eff.Await != nil {
-			return eff.Await, nil
+			return t.await(e, eff.Await), nil
 		}
 		t.cursor++
 	}
@@ -54,7 +54,7 @@ func Resume(t *Turn, e *Env, r Result) (req any, err error) {
 		return nil, err
 	}
 	if eff.Await != nil {
-		return eff.Await, nil
+		return t.await(e, eff.Await), nil
 	}
 	t.cursor++
 	return Advance(t, e)

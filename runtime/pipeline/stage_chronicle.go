@@ -25,7 +25,8 @@ func runChronicle(t *Turn, e *Env) Effect {
 }
 
 // runResponseChronicle adds the answer to the chronicle zone (step 11). The
-// answer carries the turn's taint: it was derived from the message.
+// answer carries the taint of what it was derived from: the message and
+// everything the model was shown (DerivedTaint).
 func runResponseChronicle(t *Turn, e *Env) Effect {
 	if t.Response == nil || t.Blocked {
 		return next
@@ -34,7 +35,7 @@ func runResponseChronicle(t *Turn, e *Env) Effect {
 		CtxID:   e.NewID(),
 		Content: "Silas: " + t.storedResponse(),
 		Source:  "agent:" + t.Agent,
-		Taint:   t.Taint,
+		Taint:   t.DerivedTaint(),
 	})
 	return next
 }
@@ -57,7 +58,7 @@ func (t *Turn) addChronicle(e *Env, it messages.ContextItem) {
 // runRawIngest stores the message in the low-reingestion lane (step 3.5).
 func runRawIngest(t *Turn, e *Env) Effect {
 	if e.RawIngest && !t.Blocked {
-		t.rawMemory(e, t.In.Text, messages.SourceConversationRaw)
+		t.rawMemory(e, t.In.Text, messages.SourceConversationRaw, t.Taint)
 	}
 	return next
 }
@@ -65,22 +66,23 @@ func runRawIngest(t *Turn, e *Env) Effect {
 // runRawOutputIngest stores the answer in the low-reingestion lane (step 11.5).
 func runRawOutputIngest(t *Turn, e *Env) Effect {
 	if e.RawIngest && t.Response != nil && !t.Blocked {
-		t.rawMemory(e, t.storedResponse(), messages.SourceAgentResponseRaw)
+		t.rawMemory(e, t.storedResponse(), messages.SourceAgentResponseRaw, t.DerivedTaint())
 	}
 	return next
 }
 
 // storedResponse is the answer as the chronicle and memory keep it. An
-// answer to external input may echo the input's injection markers, so it
-// is scrubbed like the input was (spec 5.12); the user is sent it as is.
+// answer to external input, or written after reading external content, may
+// echo its injection markers, so it is scrubbed like the input was (spec
+// 5.12); the user is sent it as is.
 func (t *Turn) storedResponse() string {
-	if t.Taint == messages.TaintExternal {
+	if t.DerivedTaint() == messages.TaintExternal {
 		return contextmgr.ScrubInjection(t.Response.Message)
 	}
 	return t.Response.Message
 }
 
-func (t *Turn) rawMemory(e *Env, content, source string) {
+func (t *Turn) rawMemory(e *Env, content, source string, taint messages.TaintLevel) {
 	session := t.Scope
 	t.Memories = append(t.Memories, messages.MemoryItem{
 		MemoryID:        e.NewID(),
@@ -88,7 +90,7 @@ func (t *Turn) rawMemory(e *Env, content, source string) {
 		MemoryType:      messages.MemoryEpisode,
 		ReingestionTier: messages.TierLowReingestion,
 		TrustLevel:      messages.TrustWorking,
-		Taint:           t.Taint,
+		Taint:           taint,
 		CreatedAt:       t.Now,
 		UpdatedAt:       t.Now,
 		SessionID:       &session,

@@ -49,17 +49,12 @@ func resumeMemoryQueries(t *Turn, e *Env, r Result) Effect {
 		return next
 	}
 	items, _ := r.Value.([]messages.MemoryItem)
-	have := make(map[string]bool)
-	for _, it := range e.Window.Items(messages.ZoneMemory) {
-		have[it.Source] = true
-	}
 	for i := range items {
 		m := &items[i]
 		src := "memory:" + m.MemoryID
-		if have[src] {
+		if e.Window.HoldsMemory(src) { // also a result listed twice
 			continue
 		}
-		have[src] = true
 		content := m.Content
 		if m.Taint == messages.TaintExternal {
 			// Stored external content was scrubbed when written; scrub again
@@ -86,7 +81,14 @@ func runMemoryOps(t *Turn, e *Env) Effect {
 		t.audit("memory_ops_truncated", map[string]any{"requested": len(ops), "limit": limit})
 		ops = ops[:limit]
 	}
-	return Effect{Await: &ApplyMemoryOps{Ops: ops, Taint: t.Taint}}
+	// The ops are stored at the taint of what the model saw, not only of
+	// the message: an owner turn that read an external tool result writes
+	// external memories (spec 5.12).
+	derived := t.DerivedTaint()
+	if derived != t.Taint {
+		t.audit("memory_ops_taint_downgraded", map[string]any{"message_taint": t.Taint, "taint": derived})
+	}
+	return Effect{Await: &ApplyMemoryOps{Ops: ops, Taint: derived}}
 }
 
 // resumeMemoryOps audits what was applied and what was refused; a refused

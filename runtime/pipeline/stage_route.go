@@ -26,11 +26,15 @@ func runRoute(t *Turn, e *Env) Effect {
 		return next
 	}
 	injectPersona(t, e)
+	prompt, quoted := e.Window.RenderEncoded()
+	stable, _ := e.Window.RenderStats()
 	return Effect{Await: &ModelCall{
-		Role:   AgentProxy,
-		Schema: "RouteDecision",
-		System: e.ProxyInstructions + e.Window.System(),
-		Prompt: e.Window.Render(),
+		Role:         AgentProxy,
+		Schema:       "RouteDecision",
+		System:       e.ProxyInstructions + e.Window.System(),
+		Prompt:       prompt,
+		PromptQuoted: quoted,
+		PromptStable: stable,
 		Decode: func(content string) (any, error) {
 			rd, err := decodeRoute(content, e)
 			if err != nil {
@@ -92,12 +96,16 @@ func (t *Turn) routed(e *Env, r Result) Effect {
 		t.Response, t.Agent = t.Route.Response, AgentProxy
 		return next
 	}
+	prompt, quoted := e.Window.RenderEncoded()
+	stable, _ := e.Window.RenderStats()
 	return Effect{Await: &ModelCall{
-		Role:   AgentPlanner,
-		Schema: "AgentResponse",
-		System: e.PlannerInstructions + e.Window.System(),
-		Prompt: e.Window.Render(),
-		Decode: decodeAgentResponse,
+		Role:         AgentPlanner,
+		Schema:       "AgentResponse",
+		System:       e.PlannerInstructions + e.Window.System(),
+		Prompt:       prompt,
+		PromptQuoted: quoted,
+		PromptStable: stable,
+		Decode:       decodeAgentResponse,
 	}}
 }
 

@@ -57,6 +57,9 @@ type Turn struct {
 	Taint          messages.TaintLevel
 	KeyID          string
 	classification taint.Result
+	// seen is the weakest taint of what the turn's model calls were shown
+	// (see DerivedTaint); empty before the first call.
+	seen messages.TaintLevel
 
 	Route    *messages.RouteDecision
 	Response *messages.AgentResponse

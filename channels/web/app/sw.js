@@ -3,11 +3,11 @@
 // Only the shell is cached: the WebSocket, /activity, /secrets and every
 // other API answer always go to the network and are never stored.
 
-const CACHE = 'silas-shell-v3';
+const CACHE = 'silas-shell-v4';
 const SHELL = [
   '/', '/index.html', '/style.css', '/app.js', '/manifest.webmanifest',
   '/js/dom.js', '/js/store.js', '/js/connection.js', '/js/markdown.js', '/js/stream.js',
-  '/js/cards.js', '/js/plan.js', '/js/review.js', '/js/confirm.js', '/js/fatigue.js', '/js/secure.js', '/js/activity.js',
+  '/js/cards.js', '/js/plan.js', '/js/skill.js', '/js/review.js', '/js/confirm.js', '/js/fatigue.js', '/js/secure.js', '/js/activity.js',
   '/js/canonical.js', '/js/device.js', '/js/settings.js',
   '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png',
 ];

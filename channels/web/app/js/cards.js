@@ -8,6 +8,7 @@
 import { h } from './dom.js';
 import { render, plain } from './markdown.js';
 import { planFields, planSummary } from './plan.js';
+import { skillFields, skillSummary } from './skill.js';
 
 /** Server event types that become cards, and the frame that answers each. */
 export const CARD_EVENTS = {
@@ -54,6 +55,8 @@ export function riskOf(kind, ev) {
       const b = ev.budget || {};
       return network || b.max_cost_usd > 5 || b.max_wall_time_seconds > 3600 ? 'high' : 'medium';
     }
+    // Installing a skill installs code that work items run.
+    case 'skill': return 'high';
     case 'batch': case 'draft': case 'autonomy': case 'permission': return 'medium';
     case 'secure': return null;
     default: return 'low';
@@ -68,9 +71,11 @@ export function fromEvent(ev, now = Date.now()) {
   if (!id) return null;
   if (ev.type === 'connection_setup_step' && !['device_code', 'browser_redirect', 'completion', 'failure'].includes(ev.step_type)) return null;
   const serverExpiry = ev.expires_at ? Date.parse(ev.expires_at) || null : null;
+  // A skill's install card is an approval_request of scope skill_install.
+  const kind = ev.type === 'approval_request' && ev.scope === 'skill_install' ? 'skill' : spec.kind;
   return {
-    id, kind: spec.kind, answerType: spec.answer, ev,
-    risk: riskOf(spec.kind, ev),
+    id, kind, answerType: spec.answer, ev,
+    risk: riskOf(kind, ev),
     receivedAt: now,
     expiresAt: serverExpiry ?? (spec.timeoutS ? now + spec.timeoutS * 1000 : null),
     state: 'pending',
@@ -161,6 +166,22 @@ const DESCRIBE = {
         h('h4', { text: 'Verification checks' }), checksList(checks),
         h('h4', { text: 'Budget' }), h('p', { text: budgetLine(ev.budget) || 'default' }),
       ]),
+    };
+  },
+  skill(ev) {
+    const s = ev.skill || {};
+    const imported = s.origin === 'imported';
+    return {
+      label: imported ? 'Skill import' : 'Skill install',
+      intent: ev.title || `Install skill ${s.name || ''}`,
+      rationale: s.description || sentences(ev.body) || 'A skill asks to be installed.',
+      affected: skillSummary(s),
+      ctas: [
+        cta(imported ? 'Approve + import skill' : 'Approve + install skill', 'primary', { verdict: 'approved' }),
+        cta('Decline, install nothing', 'decline', { verdict: 'declined' }, { safe: true }),
+      ],
+      // Everything the approval installs: SKILL.md, every script, the reports.
+      details: () => skillFields(s),
     };
   },
   gate(ev) {

@@ -11,7 +11,7 @@ import { render } from './markdown.js';
 const FIELDS = [
   ['body', 'Briefing'], ['id', 'Work item'], ['type', 'Type'], ['title', 'Title'], ['agent', 'Agent'],
   ['interaction_mode', 'Interaction mode'], ['budget', 'Budget'], ['verify', 'Verification checks'],
-  ['gates', 'Gates'], ['skills', 'Skills'], ['access_levels', 'Access levels'], ['escalation', 'Escalation'],
+  ['gates', 'Gates'], ['skills', 'Skills'], ['skill_hashes', 'Skill hashes (as approved at install)'], ['access_levels', 'Access levels'], ['escalation', 'Escalation'],
   ['input_artifacts_from', 'Input artifacts from'], ['follow_up_of', 'Follow-up of'], ['parent', 'Parent'],
   ['spawned_by', 'Spawned by'], ['domain', 'Domain'], ['schedule', 'Schedule'], ['on_failure', 'On failure'],
   ['on_stuck', 'On stuck'], ['failure_context', 'Failure context'], ['tasks', 'Tasks'], ['depends_on', 'Depends on'],

@@ -52,6 +52,10 @@ export class Review {
       this.onStatus(ev);
       return false;
     }
+    if (ev.type === 'skill_install_result') {
+      this.onSkillResult(ev);
+      return false;
+    }
     const card = fromEvent(ev);
     if (!card) return false;
     if (ev.type === 'approval_request') this.rememberPlan(ev);
@@ -99,6 +103,21 @@ export class Review {
     }
   }
 
+  // onSkillResult settles a skill card whose request ended: answered on
+  // another device (it goes) or expired unanswered (it says so).
+  onSkillResult(ev) {
+    const card = this.cards.find((c) => c.id === ev.request_id && c.kind === 'skill' && c.state === 'pending');
+    if (!card) return;
+    if (ev.status === 'expired') {
+      card.state = 'expired';
+      card.note = 'Nobody answered this card in time, so nothing was installed. Run the install again for a new card.';
+    } else {
+      this.cards = this.cards.filter((c) => c !== card);
+    }
+    this.save();
+    this.render();
+  }
+
   /**
    * syncSecrets shows a SecureInputCard for every secret the server waits
    * for (GET /secrets/pending) and drops those it no longer waits for.
@@ -125,7 +144,7 @@ export class Review {
     const live = new Map(requests.map((r) => [r.request_id, r]));
     let changed = false;
     for (const c of this.cards) {
-      if (c.kind !== 'plan' || c.state !== 'pending') continue;
+      if ((c.kind !== 'plan' && c.kind !== 'skill') || c.state !== 'pending') continue;
       const r = live.get(c.id);
       if (r) {
         const at = Date.parse(r.expires_at);

@@ -86,6 +86,13 @@ export class Stream {
         if (it) { Object.assign(it, row); this.replace(it); } else this.add(row);
         break;
       }
+      case 'skill_install_result': {
+        const key = 'k-' + ev.request_id;
+        if (this.items.some((x) => x.key === key)) return;
+        const text = ev.status === 'installed' ? `Skill ${ev.name} is installed.` : `Skill ${ev.name} was not installed (${words(ev.status)}): ${ev.detail || ''}`;
+        this.add({ key, kind: 'note', text, at: Date.now() });
+        break;
+      }
       case 'ack':
         this.refreshOutbox(true);
         break;

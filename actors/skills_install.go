@@ -1,0 +1,247 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/scheduler"
+	"github.com/google/uuid"
+
+	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/skills"
+)
+
+// onInstall validates the requested skill off the mailbox.
+func (s *SkillInstaller) onInstall(c actor.Context, m *InstallSkill) {
+	from := c.Sender()
+	answer := func(a *SkillInstallAnswer) {
+		if from != nil {
+			c.Send(from, a)
+		}
+	}
+	if s.d.Approval == nil {
+		answer(&SkillInstallAnswer{Err: fmt.Errorf("install %s: %w; run it through `silas serve`", m.Dir, ErrSkillsUnavailable)})
+		return
+	}
+	if imp := s.d.Config.Skills.Import; m.Import && (!imp.AllowExternal || !slices.Contains(imp.AllowedSources, "local_path")) {
+		answer(&SkillInstallAnswer{Err: fmt.Errorf("import %s: %w: imports from local directories are off; set silas.skills.import.allow_external: true and add local_path to silas.skills.import.allowed_sources",
+			m.Dir, skills.ErrImport)})
+		return
+	}
+	self, root, o := c.Self(), s.d.sys.Root, s.o
+	reply := func(v *installValidated) { v.req, v.from = m, from; root.Send(self, v) }
+	if !s.d.tasks.Go("validate skill", func(ctx context.Context) { reply(validateRequest(ctx, o, m)) },
+		func(err error) { reply(&installValidated{err: err}) }) {
+		answer(&SkillInstallAnswer{Err: errShuttingDown})
+	}
+}
+
+// onValidated refuses a skill that failed validation (no card) or puts its
+// card to the owner.
+func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
+	answer := func(a *SkillInstallAnswer) {
+		if m.from != nil {
+			c.Send(m.from, a)
+		}
+	}
+	refuse := func(err error) {
+		removeStaging(s.d, m.stage)
+		a := &SkillInstallAnswer{Transformation: m.trans, Err: err}
+		if m.skill != nil || len(m.report.Findings) > 0 {
+			a.Name, a.Hash, a.Report = m.report.Skill, m.report.Hash, &m.report
+		}
+		answer(a)
+	}
+	if m.err != nil {
+		refuse(m.err)
+		return
+	}
+	if !m.report.Passed || m.skill == nil {
+		rules := []string{}
+		for _, f := range m.report.Errors() {
+			if !slices.Contains(rules, f.Rule) {
+				rules = append(rules, f.Rule)
+			}
+		}
+		s.audit("install_validation_failed", map[string]any{"skill": m.report.Skill, "dir": m.dir, "errors": len(m.report.Errors()), "rules": rules})
+		refuse(fmt.Errorf("skill %s: %w: %s", m.report.Skill, ErrSkillInvalid, firstErrors(m.report)))
+		return
+	}
+	sk := m.skill
+	snap := s.current()
+	if e, ok := snap.Catalog.Get(sk.Name); ok && e.Origin == skills.OriginBundled {
+		refuse(fmt.Errorf("skill %s: %w; rename the skill (its name and its directory)", sk.Name, ErrSkillBundled))
+		return
+	}
+	if id, busy := s.byName[sk.Name]; busy {
+		refuse(fmt.Errorf("skill %s: %w (request %s): approve or decline it first", sk.Name, ErrSkillBusy, id))
+		return
+	}
+	dest := filepath.Join(s.o.Dir, sk.Name)
+	if snap.Approved[sk.Name] == sk.Hash() && sameDir(m.dir, dest) {
+		refuse(fmt.Errorf("skill %s: %w", sk.Name, ErrSkillUnchanged))
+		return
+	}
+	origin := m.req.Origin
+	switch {
+	case m.req.Import:
+		origin = SkillOriginImported
+	case origin == "":
+		origin = SkillOriginLocal
+	}
+	card, err := skillCard(sk, m.report, m.trans, origin, m.dir, snap.Approved[sk.Name])
+	if err != nil {
+		refuse(err)
+		return
+	}
+	r := &installRequest{id: uuid.NewString(), req: m.req, skill: sk, dir: m.dir, origin: origin, stage: m.stage}
+	timeout := s.timeout()
+	expires := s.d.now().Add(timeout).UTC()
+	verb := "Install"
+	if origin == SkillOriginImported {
+		verb = "Import"
+	}
+	r.event = &messages.SkillInstallRequestEvent{
+		Type: messages.EventApprovalRequest, RequestID: r.id, Scope: messages.ApprovalSkillInstall,
+		Title: fmt.Sprintf("%s skill %s", verb, sk.Name), Body: cardBody(card, m.report), RiskLevel: "high",
+		ExpiresAt: expires, Skill: card,
+	}
+	r.cancel = scheduler.NewTimerScheduler(c).SendOnce(timeout, c.Self(), &installExpired{id: r.id})
+	s.requests[r.id] = r
+	s.order = append(s.order, r.id)
+	s.byName[sk.Name] = r.id
+	s.audit("install_requested", map[string]any{
+		"request_id": r.id, "skill": sk.Name, "version": sk.Version, "hash": sk.Hash(), "origin": origin, "dir": m.dir,
+		"files": len(sk.Files()), "scripts": len(card.Scripts), "warnings": len(m.report.Findings), "replaces": card.Replaces,
+	})
+	s.toOwner(c, r.event)
+	answer(&SkillInstallAnswer{RequestID: r.id, Name: sk.Name, Hash: sk.Hash(), ExpiresAt: expires, Report: &m.report, Transformation: m.trans})
+}
+
+func (s *SkillInstaller) timeout() time.Duration {
+	return time.Duration(s.d.Config.Approval.RequestTimeoutSeconds) * time.Second
+}
+
+// onApprovalResponse takes the owner's verdict on a card, forwarded by the
+// owner Scope for request ids it does not know.
+func (s *SkillInstaller) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse) {
+	r := s.requests[m.RequestID]
+	if r == nil || r.installing {
+		send(m.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", web.TypeApprovalResponse))
+		return
+	}
+	r.cancel()
+	if !m.Verdict.Approves() {
+		s.audit("install_declined", map[string]any{"request_id": r.id, "skill": r.skill.Name, "hash": r.skill.Hash(), "reason": "declined"})
+		s.forget(c, r, messages.SkillInstallDeclined, "you declined it; nothing was installed")
+		return
+	}
+	r.installing = true
+	self, root, d, o := c.Self(), s.d.sys.Root, s.d, s.o
+	reply := func(v *installDone) { v.id = r.id; root.Send(self, v) }
+	job := installJob{d: d, o: o, id: r.id, skill: r.skill, dir: r.dir, source: recordSource(r.origin)}
+	if !s.d.tasks.Go("install skill", func(ctx context.Context) { reply(job.run(ctx)) },
+		func(err error) { reply(&installDone{status: messages.SkillInstallFailed, detail: err.Error()}) }) {
+		reply(&installDone{status: messages.SkillInstallFailed, detail: "Silas is shutting down; nothing was installed, install it again after the restart"})
+	}
+}
+
+func (s *SkillInstaller) onExpired(c actor.Context, m *installExpired) {
+	r := s.requests[m.id]
+	if r == nil || r.installing {
+		return
+	}
+	s.audit("install_declined", map[string]any{"request_id": r.id, "skill": r.skill.Name, "hash": r.skill.Hash(), "reason": "timeout"})
+	s.forget(c, r, messages.SkillInstallExpired, "nobody answered the card in time; nothing was installed, install it again to get a new card")
+}
+
+// onInstallDone publishes the new snapshot of an installed skill and ends
+// the request.
+func (s *SkillInstaller) onInstallDone(c actor.Context, m *installDone) {
+	r := s.requests[m.id]
+	if r == nil {
+		return
+	}
+	if m.snap != nil {
+		s.publish(m.snap)
+	}
+	s.forget(c, r, m.status, m.detail)
+}
+
+func (s *SkillInstaller) publish(snap *skills.Snapshot) {
+	if s.o.Publish != nil {
+		s.o.Publish(snap)
+	}
+}
+
+// onRemove uninstalls a skill off the mailbox; bundled skills are refused.
+func (s *SkillInstaller) onRemove(c actor.Context, m *RemoveSkill) {
+	from := c.Sender()
+	answer := func(a *SkillRemoveAnswer) {
+		if from != nil {
+			c.Send(from, a)
+		}
+	}
+	if e, ok := s.current().Catalog.Get(m.Name); ok && e.Origin == skills.OriginBundled {
+		answer(&SkillRemoveAnswer{Name: m.Name, Err: fmt.Errorf("skill %s: %w", m.Name, ErrSkillBundled)})
+		return
+	}
+	if id, busy := s.byName[m.Name]; busy {
+		answer(&SkillRemoveAnswer{Name: m.Name, Err: fmt.Errorf("skill %s: %w (request %s): answer its card first", m.Name, ErrSkillBusy, id)})
+		return
+	}
+	self, root, d, o := c.Self(), s.d.sys.Root, s.d, s.o
+	reply := func(v *removeDone) { v.name, v.from = m.Name, from; root.Send(self, v) }
+	if !s.d.tasks.Go("remove skill", func(ctx context.Context) { reply(removeSkill(ctx, d, o, m.Name)) },
+		func(err error) { reply(&removeDone{err: err}) }) {
+		answer(&SkillRemoveAnswer{Name: m.Name, Err: errShuttingDown})
+		return
+	}
+	// No install of the name starts while its files are being deleted.
+	s.byName[m.Name] = removalID
+}
+
+// removalID holds a skill's name in byName while it is being removed.
+const removalID = "removal"
+
+// onRemoveDone publishes the snapshot without the skill and tells every
+// scope, whose work items using it end blocked.
+func (s *SkillInstaller) onRemoveDone(c actor.Context, m *removeDone) {
+	if s.byName[m.name] == removalID {
+		delete(s.byName, m.name)
+	}
+	switch {
+	case m.snap != nil:
+		s.publish(m.snap)
+	case m.deleted:
+		// The reload failed: drop the approval from the snapshot at least,
+		// so that no plan binds the removed skill.
+		cur := s.current()
+		approved := maps.Clone(cur.Approved)
+		delete(approved, m.name)
+		s.publish(&skills.Snapshot{Catalog: cur.Catalog, Approved: approved})
+	}
+	if m.err == nil || m.deleted {
+		s.audit("skill_removed", map[string]any{"skill": m.name, "hash": m.hash})
+		c.Send(s.d.stream, &messages.SkillRemoved{Name: m.name, Hash: m.hash,
+			Reason: fmt.Sprintf("the owner removed skill %s; install it again (silas skills install) to run work that needs it", m.name)})
+	}
+	if m.from != nil {
+		c.Send(m.from, &SkillRemoveAnswer{Name: m.name, Hash: m.hash, Err: m.err})
+	}
+}
+
+// recordSource maps a request's origin onto the install record's source.
+func recordSource(origin string) persistence.SkillSource {
+	if origin == SkillOriginImported {
+		return persistence.SkillImported
+	}
+	return persistence.SkillLocal
+}
