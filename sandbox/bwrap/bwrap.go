@@ -122,18 +122,7 @@ func (b *Backend) Name() string { return Name }
 // Create implements sandbox.Manager. The filesystem_read and
 // filesystem_write paths must exist.
 func (b *Backend) Create(ctx context.Context, cfg messages.SandboxConfig) (sandbox.Instance, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("create sandbox: %w", err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", sandbox.ErrInvalidConfig, err)
-	}
-	for _, p := range append(append([]string{}, cfg.FilesystemRead...), cfg.FilesystemWrite...) {
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%w: sandbox path: %w", sandbox.ErrInvalidConfig, err)
-		}
-	}
-	dir, err := sandbox.NewWorkDir(b.opts.Root)
+	dir, err := proc.NewWorkDir(ctx, cfg, b.opts.Root)
 	if err != nil {
 		return nil, err
 	}

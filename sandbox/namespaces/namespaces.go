@@ -2,10 +2,8 @@ package namespaces
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/sandbox"
@@ -116,18 +114,7 @@ func (b *Backend) Name() string { return Name }
 // instance's host id when Silas is root. The filesystem_read and
 // filesystem_write paths must exist.
 func (b *Backend) Create(ctx context.Context, cfg messages.SandboxConfig) (sandbox.Instance, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("create sandbox: %w", err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", sandbox.ErrInvalidConfig, err)
-	}
-	for _, p := range append(append([]string{}, cfg.FilesystemRead...), cfg.FilesystemWrite...) {
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%w: sandbox path: %w", sandbox.ErrInvalidConfig, err)
-		}
-	}
-	dir, err := sandbox.NewWorkDir(b.opts.Root)
+	dir, err := proc.NewWorkDir(ctx, cfg, b.opts.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -148,9 +135,6 @@ func (b *Backend) Create(ctx context.Context, cfg messages.SandboxConfig) (sandb
 	return proc.NewInstance(dir, cfg, s), nil
 }
 
-// probeTimeout bounds Probe's trivial run.
-const probeTimeout = 30 * time.Second
-
 // Probe starts a trivial program (true) in a fresh sandbox, with every
 // isolation in place, and returns an error wrapping
 // sandbox.ErrBackendUnavailable that says what to enable when it cannot.
@@ -160,23 +144,7 @@ func (b *Backend) Probe(ctx context.Context) error {
 			return fmt.Errorf("%w: namespaces backend: %w", sandbox.ErrBackendUnavailable, err)
 		}
 	}
-	in, err := b.Create(ctx, messages.DefaultSandboxConfig())
-	if err != nil {
-		return fmt.Errorf("%w: namespaces backend: %w", sandbox.ErrBackendUnavailable, err)
-	}
-	defer func() { _ = in.Destroy(context.WithoutCancel(ctx)) }()
-	res, err := in.Run(ctx, sandbox.Command{Args: []string{"true"}, Timeout: probeTimeout})
-	switch {
-	case errors.Is(err, sandbox.ErrBackendUnavailable):
-		return fmt.Errorf("namespaces backend: %w", err)
-	case err != nil:
-		return fmt.Errorf("%w: namespaces backend: %w", sandbox.ErrBackendUnavailable, err)
-	case !res.Success():
-		return fmt.Errorf("%w: namespaces backend: a trivial program failed in the sandbox (exit %d %s): %s; "+
-			"the silas binary must be executable by every user (mode 0755)",
-			sandbox.ErrBackendUnavailable, res.ExitCode, res.Signal, res.Stderr)
-	}
-	return nil
+	return proc.Probe(ctx, b, "; the silas binary must be executable by every user (mode 0755)")
 }
 
 // Probe reports whether this host can run the backend with default options:
@@ -184,14 +152,11 @@ func (b *Backend) Probe(ctx context.Context) error {
 // afterwards. The error wraps sandbox.ErrBackendUnavailable and says what to
 // enable.
 func Probe(ctx context.Context) error {
-	root, err := os.MkdirTemp("", "silas-probe-")
-	if err != nil {
-		return fmt.Errorf("%w: namespaces backend: probe root: %w", sandbox.ErrBackendUnavailable, err)
-	}
-	defer func() { _ = os.RemoveAll(root) }()
-	b, err := New(Options{Root: root})
-	if err != nil {
-		return fmt.Errorf("%w: namespaces backend: %w", sandbox.ErrBackendUnavailable, err)
-	}
-	return b.Probe(ctx)
+	return proc.ProbeDefault(ctx, Name, func(root string) (func(context.Context) error, error) {
+		b, err := New(Options{Root: root})
+		if err != nil {
+			return nil, err
+		}
+		return b.Probe, nil
+	})
 }
