@@ -30,7 +30,9 @@ import (
 // The attacks an approved plan's shell_exec tries against the daemon that
 // runs it. Each prints "LEAK:<name>" if it worked and "HELD:<name>" if it
 // did not; {{...}} are filled in per run. Writes outside the work dir are
-// judged on the host: inside, the paths may exist on a private tmpfs.
+// judged on the host: inside, the paths may exist on a private tmpfs. The
+// fork bomb comes last, and only shell builtins follow it: until its
+// processes are reaped, the process limit refuses every fork.
 const attackScript = `
 DATA='{{data}}'; PID='{{pid}}'; PORT='{{port}}'; MARK='{{mark}}'
 for f in owner.key web_token session_secret; do
@@ -44,10 +46,10 @@ if nsenter -t "$PID" -m -u -i -p true 2>/dev/null; then echo LEAK:nsenter-all; e
 if python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), timeout=3).close()" 2>/dev/null; then echo LEAK:connect; else echo HELD:connect; fi
 touch "$DATA/pwned" ../escaped 2>/dev/null
 if touch /usr/pwned 2>/dev/null; then echo LEAK:write-usr; else echo HELD:write-usr; fi
+if python3 -c "b = bytearray(3 << 30)" 2>/dev/null; then echo LEAK:memory; else echo HELD:memory; fi
 (setsid sh -c "sleep $MARK & exit" &)
 timeout -s KILL 5 sh -c 'b() { b | b & }; b' 2>/dev/null
 echo HELD:forkbomb-returned
-if python3 -c "b = bytearray(3 << 30)" 2>/dev/null; then echo LEAK:memory; else echo HELD:memory; fi
 echo DONE
 `
 
