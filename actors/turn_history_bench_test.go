@@ -37,9 +37,10 @@ import (
 //
 // Besides ns/op, B/op and allocs/op it reports cpu-ns/op, the process's
 // CPU time per turn (the model server's share included), req-B/op, the
-// size of the proxy's request body, and stable-prefix-%, the share of that
-// body's bytes that equal the previous request's (what a provider's prompt
-// cache can reuse).
+// size of the proxy's request body, and stable-prefix-%, the share of the
+// body's messages (system prompt and rendered context) that repeat the
+// previous request's from the start: what a provider's prompt cache can
+// reuse.
 func BenchmarkTurnHistory(b *testing.B) {
 	for _, history := range []int{10, 10000} {
 		b.Run("turns="+strconv.Itoa(history), func(b *testing.B) {
@@ -182,11 +183,14 @@ func (c *benchCustomer) turns(b *testing.B, n int) {
 // RouteDecision, after reading the whole request, and measures how much of
 // each request body repeats the previous one byte for byte.
 type benchModel struct {
-	mu               sync.Mutex
-	prev, spare      []byte
-	on               bool // count requests (measure)
-	calls            int
-	bytes, stableLen int64
+	mu          sync.Mutex
+	prev, spare []byte
+	on          bool // count requests (measure)
+	calls       int
+	// bytes are the request bodies' sizes, promptLen their messages'
+	// (everything before the response format), stableLen the bytes of
+	// those that repeat the previous request.
+	bytes, promptLen, stableLen int64
 }
 
 const benchAnswer = `{"id":"bench","object":"chat.completion","model":"p","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":` +
@@ -220,10 +224,17 @@ func (m *benchModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body = buf.Bytes()
-	n := commonPrefix(body, m.prev)
+	// A prompt cache holds the messages: count up to their end, before
+	// the response format the client writes after them.
+	prompt := bytes.Index(body, []byte(`,"response_format":`))
+	if prompt < 0 {
+		prompt = len(body)
+	}
+	n := min(commonPrefix(body, m.prev), prompt)
 	if m.on {
 		m.calls++
 		m.bytes += int64(len(body))
+		m.promptLen += int64(prompt)
 		m.stableLen += int64(n)
 	}
 	m.prev, m.spare = body, m.prev
@@ -246,7 +257,7 @@ func (m *benchModel) report(b *testing.B) {
 		return
 	}
 	b.ReportMetric(float64(m.bytes)/float64(m.calls), "req-B/op")
-	b.ReportMetric(100*float64(m.stableLen)/float64(m.bytes), "stable-prefix-%")
+	b.ReportMetric(100*float64(m.stableLen)/float64(m.promptLen), "stable-prefix-%")
 }
 
 // cpuClock measures the process's CPU time (user and system) over the
