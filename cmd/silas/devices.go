@@ -43,18 +43,9 @@ func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	daemonURL := fs.String("url", "", "daemon URL (default http://<silas.channels.web.host>:<port>)")
 	name := fs.String("name", "", "add: the device's name, shown in `silas devices list`")
 	ttl := fs.Duration("ttl", defaultCodeTTL, "add: how long the code stays valid (1m to 24h)")
-	// Flags may follow the device id ("revoke <id> --url ..."): the flag
-	// package stops at the first argument, so parse what remains again.
-	var pos []string
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
+		return err
 	}
 	cfg, err := c.load(nil)
 	if err != nil {

@@ -39,3 +39,21 @@ func (c *common) load(overrides map[string]any) (*config.Config, error) {
 	}
 	return config.Load(config.LoadOptions{Path: c.configPath, Overrides: overrides})
 }
+
+// parseInterspersed parses args with fs and returns the positional
+// arguments, which may stand before, between or after the flags
+// ("revoke <id> --url ..."): the flag package stops at the first
+// positional argument, so what follows it is parsed again.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

@@ -56,17 +56,9 @@ func runSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "import: the source's format (claude, openai, openclaw, silas); detected when left out")
 	name := fs.String("name", "", "import: the skill's name in Silas (default: from the source)")
 	asJSON := fs.Bool("json", false, "print the daemon's JSON answer")
-	// Flags may follow the positional argument ("install ./x --url ...").
-	var pos []string
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
+		return err
 	}
 	one := func(what string) (string, error) {
 		if len(pos) != 1 {
@@ -75,7 +67,6 @@ func runSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return pos[0], nil
 	}
 	var arg string
-	var err error
 	switch sub {
 	case "list":
 		if len(pos) != 0 {

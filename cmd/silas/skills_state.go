@@ -24,7 +24,9 @@ import (
 // with this binary, and what an earlier run staged or left half-installed
 // is removed (install requests do not outlive a restart).
 func bootSkills(ctx context.Context, cfg *config.Config, db *persistence.DB, log zerolog.Logger) error {
-	cat, _ := skills.Load(cfg.SkillsDir, bundled.FS())
+	// Only the bundled skills are synced: skills_dir is read once, by
+	// newSkillSnapshots, after this.
+	cat, _ := skills.Load("", bundled.FS())
 	changes, err := actors.SyncBundledSkills(ctx, db, cat, time.Now().UTC())
 	for _, ch := range changes {
 		data, _ := json.Marshal(map[string]any{"skill": ch.Name, "hash": ch.Hash, "previous_hash": ch.Previous})

@@ -15,7 +15,6 @@ package backends
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -175,7 +174,3 @@ func (Unavailable) Name() string { return "none" }
 func (u Unavailable) Create(context.Context, messages.SandboxConfig) (sandbox.Instance, error) {
 	return nil, fmt.Errorf("%w: %s", sandbox.ErrBackendUnavailable, u.Reason)
 }
-
-// IsUnavailable reports whether err means no sandbox may run here, so that
-// retrying cannot help.
-func IsUnavailable(err error) bool { return errors.Is(err, sandbox.ErrBackendUnavailable) }
