@@ -102,9 +102,10 @@ func TestPlanWithCodingSkillRunsItsScript(t *testing.T) {
 	}
 }
 
-// TestSkillPlanHashBindsTheSkills: the plan hash covers the skill list and
-// the bound skill hashes, so a plan that lists other skills, or the same
-// skill with other files, needs its own approval.
+// TestSkillPlanHashBindsTheSkills: the plan hash covers the skill list, so
+// a plan that lists other skills needs its own approval. (That it covers
+// the bound skill hashes too is TestPlanWithCodingSkillRunsItsScript's
+// skill_hashes check with messages' plan hash tests.)
 func TestSkillPlanHashBindsTheSkills(t *testing.T) {
 	mock := newMock(t)
 	scriptWork(mock, skillPlan("task-skill", "[coding]"), executorScript(`{"summary":"x","artifact_refs":[],"next_steps":[]}`))
