@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ type (
 	}
 	attemptVerified struct {
 		report verify.Report
+		staged []stagedSkill
 		err    error
 	}
 	attemptInputs struct{ err error }
@@ -119,7 +121,7 @@ func (a *Attempt) Receive(c actor.Context) {
 			a.end(c, fmt.Errorf("verification could not run: %w", m.err))
 			return
 		}
-		a.out.report = m.report
+		a.out.report, a.out.staged = m.report, m.staged
 		a.end(c, nil)
 	case *actor.Stopped:
 		a.destroy() // stopped by its supervisor or by shutdown
@@ -353,6 +355,7 @@ func (a *Attempt) envelope(tc llm.ToolCall, step int) *messages.ExecutionEnvelop
 
 func (a *Attempt) verify(c actor.Context) {
 	runner, checks, dir, keep, artifacts := a.d.Verifier, a.w.Verify, a.inst.WorkDir(), a.spec.keepDir, a.out.artifacts
+	maker := slices.Contains(a.w.Skills, SkillMakerName)
 	a.io(c, "attempt verification", func(ctx context.Context) any {
 		rep, err := runner.Run(ctx, checks, dir)
 		if err != nil && ctx.Err() != nil {
@@ -363,7 +366,13 @@ func (a *Attempt) verify(c actor.Context) {
 				err = fmt.Errorf("keep the artifacts for the project: %w", err)
 			}
 		}
-		return &attemptVerified{report: rep, err: err}
+		var staged []stagedSkill
+		if err == nil && rep.Passed && maker {
+			if staged, err = harvestStagedSkills(dir); err != nil {
+				err = fmt.Errorf("take the skills skill-maker staged: %w", err)
+			}
+		}
+		return &attemptVerified{report: rep, staged: staged, err: err}
 	}, func(err error) any { return &attemptVerified{err: err} })
 }
 

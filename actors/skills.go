@@ -12,6 +12,7 @@ import (
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/sandbox"
 	"github.com/silas-ai/silas/skills"
+	"github.com/silas-ai/silas/skills/manifest"
 )
 
 // Sentinel errors of the skill install flow; match them with errors.Is.
@@ -83,6 +84,14 @@ type InstallSkill struct {
 	FormatHint skills.Format
 	Name       string
 	Notify     *actor.PID
+
+	// files are the skill a skill-maker work item staged (Origin
+	// SkillOriginMaker, Name its directory name): the installer writes
+	// them into its staging directory and validates them there. Only the
+	// WorkItem sets them.
+	files []manifest.Entry
+	// workItem is the id of the work item that staged files.
+	workItem string
 }
 
 // SkillInstallAnswer answers InstallSkill. With Err nil the card went out

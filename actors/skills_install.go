@@ -58,6 +58,14 @@ func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 			a.Name, a.Hash, a.Report = m.report.Skill, m.report.Hash, &m.report
 		}
 		answer(a)
+		if w := m.req.workItem; w != "" {
+			// Nobody waits on a work item's proposal: the owner hears why
+			// there is no card.
+			s.toOwner(c, &messages.SkillInstallResultEvent{
+				Type: messages.EventSkillInstallResult, RequestID: uuid.NewString(), Name: m.req.Name, Status: messages.SkillInstallFailed,
+				Detail: fmt.Sprintf("the skill work item %s staged was not proposed: %v; nothing was installed", w, err),
+			})
+		}
 	}
 	if m.err != nil {
 		refuse(m.err)
@@ -118,7 +126,7 @@ func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 	s.order = append(s.order, r.id)
 	s.byName[sk.Name] = r.id
 	s.audit("install_requested", map[string]any{
-		"request_id": r.id, "skill": sk.Name, "version": sk.Version, "hash": sk.Hash(), "origin": origin, "dir": m.dir,
+		"request_id": r.id, "skill": sk.Name, "version": sk.Version, "hash": sk.Hash(), "origin": origin, "dir": m.dir, "work_item_id": m.req.workItem,
 		"files": len(sk.Files()), "scripts": len(card.Scripts), "warnings": len(m.report.Findings), "replaces": card.Replaces,
 	})
 	s.toOwner(c, r.event)

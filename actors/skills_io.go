@@ -35,6 +35,18 @@ func checkRunner(o SkillInstallerOptions) skills.Runner {
 func validateRequest(ctx context.Context, o SkillInstallerOptions, m *InstallSkill) *installValidated {
 	v := &installValidated{}
 	dir := m.Dir
+	if m.files != nil {
+		if o.StagingDir == "" {
+			v.err = fmt.Errorf("skill %s from work item %s: no staging directory is configured", m.Name, m.workItem)
+			return v
+		}
+		v.stage = filepath.Join(o.StagingDir, uuid.NewString())
+		dir = filepath.Join(v.stage, m.Name)
+		if err := writeEntries(dir, m.files); err != nil {
+			v.err = fmt.Errorf("stage skill %s from work item %s: %w", m.Name, m.workItem, err)
+			return v
+		}
+	}
 	if m.Import {
 		if o.StagingDir == "" {
 			v.err = fmt.Errorf("import %s: %w: no staging directory is configured", m.Dir, skills.ErrImport)
@@ -242,6 +254,21 @@ func installSubject(requestID string, sk *skills.Skill) *messages.WorkItem {
 // writeSkillFiles writes the skill's exact validated bytes under dir, which
 // must not exist yet, through an os.Root.
 func writeSkillFiles(dir string, sk *skills.Skill) error {
+	files := sk.Files()
+	entries := make([]manifest.Entry, 0, len(files))
+	for _, f := range files {
+		data, ok := sk.ReadFile(f.Path)
+		if !ok {
+			return fmt.Errorf("%s: no bytes for a listed file", f.Path)
+		}
+		entries = append(entries, manifest.Entry{File: f, Data: data})
+	}
+	return writeEntries(dir, entries)
+}
+
+// writeEntries creates dir (which must not exist) and writes entries into
+// it through an os.Root.
+func writeEntries(dir string, entries []manifest.Entry) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
 	}
@@ -253,17 +280,13 @@ func writeSkillFiles(dir string, sk *skills.Skill) error {
 		return err
 	}
 	defer func() { _ = root.Close() }()
-	for _, f := range sk.Files() {
-		data, ok := sk.ReadFile(f.Path)
-		if !ok {
-			return fmt.Errorf("%s: no bytes for a listed file", f.Path)
-		}
-		if d := path.Dir(f.Path); d != "." {
+	for _, e := range entries {
+		if d := path.Dir(e.Path); d != "." {
 			if err := root.MkdirAll(d, 0o755); err != nil {
 				return err
 			}
 		}
-		if err := root.WriteFile(f.Path, data, 0o644); err != nil {
+		if err := root.WriteFile(e.Path, e.Data, 0o644); err != nil {
 			return err
 		}
 	}

@@ -88,6 +88,9 @@ type attemptDone struct {
 	nextSteps []string
 	// blocked says which after_step policy gate stopped the work item.
 	blocked string
+	// staged are the skills a skill-maker work item wrote, taken from its
+	// work dir after verification passed.
+	staged []stagedSkill
 }
 
 // attemptLedger carries the ledger entries of one tool step. Sender: an
@@ -423,6 +426,7 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 		if len(names) > 0 {
 			detail += "\nArtifacts: " + strings.Join(names, ", ")
 		}
+		detail += a.proposeSkills(c, m.staged)
 		a.finish(c, messages.StatusDone, detail)
 		return
 	default:

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/silas-ai/silas/bench/mockllm"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -76,6 +77,7 @@ func wordCount() map[string]string {
 
 // skillEnv is a daemon with its own skills_dir and an owner connection.
 type skillEnv struct {
+	mock      *mockllm.Server
 	d         *testDaemon
 	addr      string
 	skillsDir string
@@ -94,7 +96,7 @@ func startSkillEnv(t *testing.T, extra map[string]any) *skillEnv {
 	for k, v := range extra {
 		ov[k] = v
 	}
-	e := &skillEnv{skillsDir: skillsDir, dataDir: dataDir, cfgPath: writeConfig(t, ov)}
+	e := &skillEnv{mock: mock, skillsDir: skillsDir, dataDir: dataDir, cfgPath: writeConfig(t, ov)}
 	e.d = startTest(t, loadConfig(t, ov))
 	e.addr = e.d.Addr()
 	e.c = owner(t, e.addr)

@@ -102,6 +102,12 @@ func (p *Python) Execute(ctx context.Context, env *messages.ExecutionEnvelope, i
 		name := f.Name()
 		cleanup := func() { _ = os.Remove(name) }
 		_, werr := f.WriteString(code)
+		if werr == nil {
+			// CreateTemp makes the file 0600, owned by the daemon; an
+			// isolating backend runs the code as another uid, which must
+			// be able to read it. It holds only the model's code.
+			werr = f.Chmod(0o444)
+		}
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}

@@ -6,8 +6,8 @@ Arguments (passed as --name=value):
   --spec_file   JSON draft in the work dir: description, body, scripts,
                 script_args, references, assets, requirements, metadata,
                 ui, license, activation (see references/authoring-guidelines.md)
-  --staging_dir directory under the work dir the skill is written into
-                (default "staging"); the skill lands in <staging_dir>/<name>
+                The skill lands in staging/<name> under the work dir, where
+                Silas looks for it when the work item passes verification.
   --overwrite   "true" to replace an earlier draft of the same name
 
 Nothing is installed: Silas validates the staged skill and the owner must
@@ -24,6 +24,8 @@ from pathlib import Path
 from lib.authoring import check_draft, sha256
 
 MAX_SPEC_BYTES = 2 << 20
+# STAGING is fixed: Silas proposes every skill under it for installation.
+STAGING = "staging"
 
 
 def parse_bool(v):
@@ -50,7 +52,6 @@ def main():
     p = argparse.ArgumentParser(description="Write a new skill from a JSON draft.")
     p.add_argument("--name", required=True)
     p.add_argument("--spec_file", required=True)
-    p.add_argument("--staging_dir", default="staging")
     p.add_argument("--overwrite", type=parse_bool, default=False)
     args = p.parse_args()
 
@@ -70,7 +71,7 @@ def main():
         print(json.dumps({"ok": False, "written": False, "problems": problems, "warnings": warnings}))
         sys.exit(1)
 
-    staging = within(work, work / args.staging_dir, "staging_dir")
+    staging = within(work, work / STAGING, "the staging directory")
     dest = within(work, staging / args.name, "the skill directory")
     if dest.exists():
         if not args.overwrite:
@@ -87,7 +88,7 @@ def main():
         written.append({"path": rel, "sha256": sha256(data), "size": len(data)})
     print(json.dumps({"ok": True, "written": True, "dir": dest.relative_to(work).as_posix(),
                       "files": written, "warnings": warnings,
-                      "next": "ask the owner to install it: Silas validates it and shows the skill_install card"}))
+                      "next": "finish the work item: when it passes verification Silas validates the staged skill and asks the owner to approve it (skill_install)"}))
 
 
 if __name__ == "__main__":
