@@ -1,8 +1,10 @@
 package actors
 
 import (
+	"context"
 	"errors"
 	"io/fs"
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/sandbox"
 	"github.com/silas-ai/silas/skills"
 	"github.com/silas-ai/silas/skills/manifest"
@@ -152,10 +155,19 @@ type (
 		report skills.ValidationReport
 		trans  *skills.TransformationReport
 		stage  string // staging directory to remove when the request ends
-		err    error
+		// restored is the journaled request this validation restores
+		// after a restart; nil for a new request.
+		restored *persistence.SkillRequest
+		err      error
 	}
-	installExpired struct{ id string }
-	installDone    struct {
+	installJournaled struct {
+		id  string
+		err error
+	}
+	// installsRestored carries the journaled requests found at start.
+	installsRestored struct{ err error }
+	installExpired   struct{ id string }
+	installDone      struct {
 		id     string
 		snap   *skills.Snapshot
 		status string
@@ -176,12 +188,17 @@ type (
 type installRequest struct {
 	id     string
 	req    *InstallSkill
+	from   *actor.PID          // who asked, answered once the card is out
+	answer *SkillInstallAnswer // what from gets then
 	skill  *skills.Skill
 	dir    string
 	origin string
 	stage  string
 	event  *messages.SkillInstallRequestEvent
 	cancel scheduler.CancelFunc
+	// journaling is set until the request is on disk; its card goes out
+	// only then.
+	journaling bool
 	// installing is set once the owner approved.
 	installing bool
 }
@@ -203,9 +220,13 @@ const maxSkillOutcomes = 64
 // install and the removal run in tracked goroutines; their results come
 // back as messages. One request per skill name at a time.
 //
-// Supervision: the default restart. Requests are not journaled: a restart
-// or a daemon restart drops pending cards (their answers then get "no
-// approval is pending"), which installs nothing; the owner asks again.
+// Each request is journaled in Badger (persistence.SkillRequest) before
+// its card goes out and deleted when it ends, so a restart of the actor or
+// of the daemon puts the same cards back (same request id and expiry)
+// once their directories validate to the same hash; an approval that was
+// installing when Silas stopped comes back as a card to answer again.
+//
+// Supervision: the default restart; the journal rebuilds the state.
 type SkillInstaller struct {
 	d        *shared
 	o        SkillInstallerOptions
@@ -229,10 +250,18 @@ func newSkillInstaller(d *shared, o SkillInstallerOptions) *SkillInstaller {
 // Receive handles requests, the owner's answers and IO results.
 func (s *SkillInstaller) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
+	case *actor.Started:
+		s.restore(c)
 	case *InstallSkill:
 		s.onInstall(c, m)
 	case *installValidated:
 		s.onValidated(c, m)
+	case *installJournaled:
+		s.onJournaled(c, m)
+	case *installsRestored:
+		if m.err != nil {
+			s.d.Log.Error().Err(m.err).Msg("restore the pending skill install cards; they are lost until the skills are installed again")
+		}
 	case *messages.ApprovalResponse:
 		s.onApprovalResponse(c, m)
 	case *installExpired:
@@ -245,7 +274,7 @@ func (s *SkillInstaller) Receive(c actor.Context) {
 		s.onRemoveDone(c, m)
 	case *skillCardsFor:
 		for _, id := range s.order {
-			if r := s.requests[id]; r != nil && !r.installing {
+			if r := s.requests[id]; r != nil && !r.installing && !r.journaling {
 				send(m.sink, r.event)
 			}
 		}
@@ -300,7 +329,7 @@ func (s *SkillInstaller) onOwnerScope(c actor.Context, m *messages.ScopeRef) {
 func (s *SkillInstaller) onQuery(c actor.Context) {
 	r := &skillRequestsReply{pending: []messages.SkillInstallRequestEvent{}, outcomes: make([]SkillInstallOutcome, 0, len(s.outOrder))}
 	for _, id := range s.order {
-		if q := s.requests[id]; q != nil && !q.installing {
+		if q := s.requests[id]; q != nil && !q.installing && !q.journaling {
 			r.pending = append(r.pending, *q.event)
 		}
 	}
@@ -310,20 +339,12 @@ func (s *SkillInstaller) onQuery(c actor.Context) {
 	c.Respond(r)
 }
 
-// forget ends request r: its name is free again, its staging goes, the
-// owner hears the outcome and Notify gets it.
+// forget ends request r: its name is free again, its staging and its
+// journal record go, the owner hears the outcome and Notify gets it.
 func (s *SkillInstaller) forget(c actor.Context, r *installRequest, status, detail string) {
-	delete(s.requests, r.id)
-	for i, id := range s.order {
-		if id == r.id {
-			s.order = append(s.order[:i], s.order[i+1:]...)
-			break
-		}
-	}
-	if s.byName[r.skill.Name] == r.id {
-		delete(s.byName, r.skill.Name)
-	}
+	s.drop(r)
 	removeStaging(s.d, r.stage)
+	s.forgetRecord(r.id)
 	out := SkillInstallOutcome{RequestID: r.id, Name: r.skill.Name, Hash: r.skill.Hash(), Status: status, Detail: detail}
 	s.outcomes[r.id] = out
 	s.outOrder = append(s.outOrder, r.id)
@@ -337,4 +358,28 @@ func (s *SkillInstaller) forget(c actor.Context, r *installRequest, status, deta
 	if r.req.Notify != nil {
 		c.Send(r.req.Notify, &out)
 	}
+}
+
+// drop removes r from the actor's state.
+func (s *SkillInstaller) drop(r *installRequest) {
+	delete(s.requests, r.id)
+	if i := slices.Index(s.order, r.id); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+	if s.byName[r.skill.Name] == r.id {
+		delete(s.byName, r.skill.Name)
+	}
+}
+
+// forgetRecord deletes the journal record of request id in the background.
+func (s *SkillInstaller) forgetRecord(id string) {
+	db, log := s.d.DB, s.d.Log
+	if db == nil {
+		return
+	}
+	s.d.tasks.Go("forget skill request", func(ctx context.Context) {
+		if err := db.SkillRequests().Delete(ctx, id); err != nil {
+			log.Warn().Err(err).Str("request_id", id).Msg("delete a finished skill install request; its card may come back after a restart")
+		}
+	}, nil)
 }

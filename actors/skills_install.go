@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -43,8 +44,11 @@ func (s *SkillInstaller) onInstall(c actor.Context, m *InstallSkill) {
 	}
 }
 
-// onValidated refuses a skill that failed validation (no card) or puts its
-// card to the owner.
+// onValidated refuses a skill that failed validation (no card) or
+// journals its request and then puts its card to the owner. A request
+// restored from the journal after a restart comes back here too, with its
+// id and expiry, and its card goes out again only if the directory still
+// hashes to what the card showed.
 func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 	answer := func(a *SkillInstallAnswer) {
 		if m.from != nil {
@@ -58,14 +62,27 @@ func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 			a.Name, a.Hash, a.Report = m.report.Skill, m.report.Hash, &m.report
 		}
 		answer(a)
-		if w := m.req.workItem; w != "" {
+		switch {
+		case m.restored != nil:
+			rec := m.restored
+			s.forgetRecord(rec.RequestID)
+			s.audit("install_restore_failed", map[string]any{"request_id": rec.RequestID, "skill": rec.Name, "hash": rec.Hash, "error": err.Error()})
+			s.toOwner(c, &messages.SkillInstallResultEvent{
+				Type: messages.EventSkillInstallResult, RequestID: rec.RequestID, Name: rec.Name, Hash: rec.Hash, Status: messages.SkillInstallFailed,
+				Detail: fmt.Sprintf("the card could not be restored after the restart: %v; nothing was installed, install it again", err),
+			})
+		case m.req.workItem != "":
 			// Nobody waits on a work item's proposal: the owner hears why
 			// there is no card.
 			s.toOwner(c, &messages.SkillInstallResultEvent{
 				Type: messages.EventSkillInstallResult, RequestID: uuid.NewString(), Name: m.req.Name, Status: messages.SkillInstallFailed,
-				Detail: fmt.Sprintf("the skill work item %s staged was not proposed: %v; nothing was installed", w, err),
+				Detail: fmt.Sprintf("the skill work item %s staged was not proposed: %v; nothing was installed", m.req.workItem, err),
 			})
 		}
+	}
+	if m.restored != nil && !s.d.now().Before(m.restored.ExpiresAt) {
+		s.expireRestored(c, m)
+		return
 	}
 	if m.err != nil {
 		refuse(m.err)
@@ -93,8 +110,12 @@ func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 		return
 	}
 	dest := filepath.Join(s.o.Dir, sk.Name)
-	if snap.Approved[sk.Name] == sk.Hash() && sameDir(m.dir, dest) {
+	if snap.Approved[sk.Name] == sk.Hash() && (sameDir(m.dir, dest) || m.restored != nil) {
 		refuse(fmt.Errorf("skill %s: %w", sk.Name, ErrSkillUnchanged))
+		return
+	}
+	if m.restored != nil && m.restored.Hash != sk.Hash() {
+		refuse(fmt.Errorf("skill %s: its files changed while Silas was down (hash %s, the card showed %s)", sk.Name, sk.Hash(), m.restored.Hash))
 		return
 	}
 	origin := m.req.Origin
@@ -109,9 +130,11 @@ func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 		refuse(err)
 		return
 	}
-	r := &installRequest{id: uuid.NewString(), req: m.req, skill: sk, dir: m.dir, origin: origin, stage: m.stage}
-	timeout := s.timeout()
-	expires := s.d.now().Add(timeout).UTC()
+	r := &installRequest{id: uuid.NewString(), req: m.req, from: m.from, skill: sk, dir: m.dir, origin: origin, stage: m.stage}
+	expires := s.d.now().Add(s.timeout()).UTC()
+	if m.restored != nil {
+		r.id, expires = m.restored.RequestID, m.restored.ExpiresAt
+	}
 	verb := "Install"
 	if origin == SkillOriginImported {
 		verb = "Import"
@@ -121,16 +144,88 @@ func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 		Title: fmt.Sprintf("%s skill %s", verb, sk.Name), Body: cardBody(card, m.report), RiskLevel: "high",
 		ExpiresAt: expires, Skill: card,
 	}
-	r.cancel = scheduler.NewTimerScheduler(c).SendOnce(timeout, c.Self(), &installExpired{id: r.id})
+	r.answer = &SkillInstallAnswer{RequestID: r.id, Name: sk.Name, Hash: sk.Hash(), ExpiresAt: expires, Report: &m.report, Transformation: m.trans}
 	s.requests[r.id] = r
 	s.order = append(s.order, r.id)
 	s.byName[sk.Name] = r.id
+	if m.restored != nil {
+		s.audit("install_restored", map[string]any{"request_id": r.id, "skill": sk.Name, "hash": sk.Hash(), "origin": origin})
+		s.putOut(c, r)
+		return
+	}
 	s.audit("install_requested", map[string]any{
 		"request_id": r.id, "skill": sk.Name, "version": sk.Version, "hash": sk.Hash(), "origin": origin, "dir": m.dir, "work_item_id": m.req.workItem,
 		"files": len(sk.Files()), "scripts": len(card.Scripts), "warnings": len(m.report.Findings), "replaces": card.Replaces,
 	})
+	s.journalRequest(c, r, m.trans)
+}
+
+// journalRequest stores r before its card goes out, off the mailbox;
+// installJournaled brings the result back.
+func (s *SkillInstaller) journalRequest(c actor.Context, r *installRequest, trans *skills.TransformationReport) {
+	r.journaling = true
+	rec := persistence.SkillRequest{
+		RequestID: r.id, Name: r.skill.Name, Hash: r.skill.Hash(), Dir: r.dir, Stage: r.stage, Origin: r.origin,
+		WorkItemID: r.req.workItem, CreatedAt: s.d.now().UTC(), ExpiresAt: r.event.ExpiresAt,
+	}
+	if trans != nil {
+		b, err := json.Marshal(trans)
+		if err != nil {
+			c.Send(c.Self(), &installJournaled{id: r.id, err: fmt.Errorf("encode the transformation report: %w", err)})
+			return
+		}
+		rec.Transformation = b
+	}
+	self, root, db := c.Self(), s.d.sys.Root, s.d.DB
+	reply := func(err error) { root.Send(self, &installJournaled{id: r.id, err: err}) }
+	if db == nil {
+		reply(nil) // no store (tests of the actor alone): nothing survives a restart anyway
+		return
+	}
+	if !s.d.tasks.Go("journal skill request", func(ctx context.Context) { reply(db.SkillRequests().Put(ctx, rec)) }, reply) {
+		reply(errShuttingDown)
+	}
+}
+
+// onJournaled puts the card out once its request is on disk, or ends the
+// request when it could not be stored.
+func (s *SkillInstaller) onJournaled(c actor.Context, m *installJournaled) {
+	r := s.requests[m.id]
+	if r == nil || !r.journaling {
+		return
+	}
+	r.journaling = false
+	if m.err != nil {
+		s.drop(r)
+		removeStaging(s.d, r.stage)
+		if r.from != nil {
+			c.Send(r.from, &SkillInstallAnswer{Name: r.skill.Name, Hash: r.skill.Hash(), Err: fmt.Errorf("record the install request of %s: %w; nothing was installed, try again", r.skill.Name, m.err)})
+		}
+		return
+	}
+	s.putOut(c, r)
+}
+
+// putOut arms r's expiry and sends its card to the owner.
+func (s *SkillInstaller) putOut(c actor.Context, r *installRequest) {
+	r.cancel = scheduler.NewTimerScheduler(c).SendOnce(r.event.ExpiresAt.Sub(s.d.now()), c.Self(), &installExpired{id: r.id})
 	s.toOwner(c, r.event)
-	answer(&SkillInstallAnswer{RequestID: r.id, Name: sk.Name, Hash: sk.Hash(), ExpiresAt: expires, Report: &m.report, Transformation: m.trans})
+	if r.from != nil {
+		c.Send(r.from, r.answer)
+	}
+}
+
+// expireRestored ends a journaled request whose card expired while Silas
+// was down.
+func (s *SkillInstaller) expireRestored(c actor.Context, m *installValidated) {
+	rec := m.restored
+	removeStaging(s.d, m.stage)
+	s.forgetRecord(rec.RequestID)
+	s.audit("install_declined", map[string]any{"request_id": rec.RequestID, "skill": rec.Name, "hash": rec.Hash, "reason": "timeout"})
+	s.toOwner(c, &messages.SkillInstallResultEvent{
+		Type: messages.EventSkillInstallResult, RequestID: rec.RequestID, Name: rec.Name, Hash: rec.Hash, Status: messages.SkillInstallExpired,
+		Detail: "the card expired while Silas was down; nothing was installed, install it again to get a new card",
+	})
 }
 
 func (s *SkillInstaller) timeout() time.Duration {
@@ -141,7 +236,7 @@ func (s *SkillInstaller) timeout() time.Duration {
 // owner Scope for request ids it does not know.
 func (s *SkillInstaller) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse) {
 	r := s.requests[m.RequestID]
-	if r == nil || r.installing {
+	if r == nil || r.installing || r.journaling {
 		send(m.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", web.TypeApprovalResponse))
 		return
 	}

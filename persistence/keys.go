@@ -63,6 +63,7 @@ import (
 //	ov/last                         owner's last PWA visit: unix nanos, int64 BE (visits.go)
 //
 //	sk/<skill_name>                 installed skill: approved files, their hashes, skill hash and approval (codec v1, InstalledSkill JSON; skills.go)
+//	skr/<request_id>                skill_install card waiting for the owner (codec v1, SkillRequest JSON; skill_requests.go); deleted when it ends
 const (
 	pfxMeta           = "meta/"
 	keySchemaVersion  = "meta/version"
@@ -105,8 +106,11 @@ const (
 	keyOwnerVisit  = "ov/last"
 )
 
-// Installed skills (see the layout above).
-const pfxSkill = "sk/"
+// Installed skills and pending install requests (see the layout above).
+const (
+	pfxSkill        = "sk/"
+	pfxSkillRequest = "skr/"
+)
 
 // maxIDLen bounds every identifier that goes into a key; Badger keys are
 // limited to 64 KiB and long keys slow every lookup.

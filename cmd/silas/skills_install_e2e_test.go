@@ -83,6 +83,7 @@ type skillEnv struct {
 	skillsDir string
 	dataDir   string
 	cfgPath   string
+	ov        map[string]any
 	c         *client
 }
 
@@ -96,7 +97,7 @@ func startSkillEnv(t *testing.T, extra map[string]any) *skillEnv {
 	for k, v := range extra {
 		ov[k] = v
 	}
-	e := &skillEnv{mock: mock, skillsDir: skillsDir, dataDir: dataDir, cfgPath: writeConfig(t, ov)}
+	e := &skillEnv{mock: mock, skillsDir: skillsDir, dataDir: dataDir, cfgPath: writeConfig(t, ov), ov: ov}
 	e.d = startTest(t, loadConfig(t, ov))
 	e.addr = e.d.Addr()
 	e.c = owner(t, e.addr)
