@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -50,6 +51,15 @@ type Command struct {
 	Args []string
 	// Stdin is fed to the process's standard input (empty: /dev/null-like EOF).
 	Stdin []byte
+	// Input, when set, streams more standard input after Stdin: each value
+	// received is written as is, and standard input is closed when Input
+	// is closed or the process exits. For protocols that answer the
+	// process line by line (connection setup, spec 5.10.1).
+	Input <-chan []byte
+	// Output, when set, receives standard output as it arrives, besides the
+	// capped copy in Result.Stdout; it is written from a reader goroutine,
+	// so a slow Output slows the process down. It must bound what it keeps.
+	Output io.Writer
 	// Env adds variables for this run on top of SandboxConfig.Env. PATH and
 	// HOME are always the backend's.
 	Env map[string]string

@@ -195,6 +195,8 @@ func (s *spec) Spec(cmd sandbox.Command, dir string, cfg messages.SandboxConfig)
 		Env:            sandbox.Environ(cfg, cmd.Env, o.Path, dir),
 		Dir:            dir,
 		Stdin:          cmd.Stdin,
+		Input:          cmd.Input,
+		Output:         cmd.Output,
 		Limits:         limits,
 		Helper:         reexec.HelperOptions{Drop: drop},
 		ExtraFiles:     []*os.File{filter},

@@ -51,6 +51,8 @@ func (s *spec) Spec(cmd sandbox.Command, dir string, cfg messages.SandboxConfig)
 		Env:            sandbox.Environ(cfg, cmd.Env, s.opts.Path, dir),
 		Dir:            "/",
 		Stdin:          cmd.Stdin,
+		Input:          cmd.Input,
+		Output:         cmd.Output,
 		ExtraFiles:     trees, // descriptors reexec.FirstTreeFD, ... after the status pipe
 		Init:           &proc.Init{Args: args, Attr: s.attr(cfg.NetworkAccess)},
 		Cgroup:         cg,

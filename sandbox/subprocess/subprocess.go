@@ -112,6 +112,8 @@ func (s spec) Spec(cmd sandbox.Command, dir string, cfg messages.SandboxConfig) 
 		Env:            sandbox.Environ(cfg, cmd.Env, s.opts.Path, dir),
 		Dir:            dir,
 		Stdin:          cmd.Stdin,
+		Input:          cmd.Input,
+		Output:         cmd.Output,
 		Limits:         proc.LimitsFor(cfg, s.opts.MaxFileSizeMB, s.opts.MaxProcesses),
 		IsolateNetwork: !cfg.NetworkAccess,
 		Timeout:        cmd.Timeout,

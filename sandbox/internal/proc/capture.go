@@ -8,6 +8,7 @@ import (
 // capture reads a stream to its end, keeping at most max bytes; the rest is
 // drained and dropped so the writer never blocks on a full pipe.
 type capture struct {
+	tee       io.Writer // also gets every chunk read, when set
 	max       int
 	buf       []byte
 	truncated bool
@@ -24,6 +25,9 @@ func (c *capture) readFrom(r io.Reader) {
 		n, err := r.Read(chunk)
 		if n > 0 {
 			c.keep(chunk[:n])
+			if c.tee != nil {
+				_, _ = c.tee.Write(chunk[:n])
+			}
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {

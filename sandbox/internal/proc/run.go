@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -30,8 +31,12 @@ type Spec struct {
 	Env []string
 	// Dir is the working directory.
 	Dir string
-	// Stdin is written to the process's standard input, then closed.
+	// Stdin is written to the process's standard input; then Input, when
+	// set, until it is closed or the process exits; then stdin is closed.
 	Stdin []byte
+	Input <-chan []byte
+	// Output, when set, gets a copy of standard output as it is read.
+	Output io.Writer
 	// Limits are applied by the helper before the program runs.
 	Limits reexec.Limits
 	// Helper holds the helper's other duties (seccomp, dropping root).
@@ -122,17 +127,19 @@ func Run(ctx context.Context, s Spec) (sandbox.Result, error) {
 	}
 
 	stdout, stderr := newCapture(s.MaxOutputBytes), newCapture(s.MaxOutputBytes)
+	stdout.tee = s.Output
+	exited := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); stdout.readFrom(p.outR) }()
 	go func() { defer wg.Done(); stderr.readFrom(p.errR) }()
 	go func() {
 		defer wg.Done()
-		_, _ = bytes.NewReader(s.Stdin).WriteTo(p.inW)
-		_ = p.inW.Close()
+		writeInput(p.inW, s.Stdin, s.Input, exited)
 	}()
 
 	waitErr := cmd.Wait()
+	close(exited)
 	duration := time.Since(started)
 	// The run is over when its first process ends: take its children with it.
 	_ = killGroup(cmd.Process.Pid)
@@ -170,6 +177,28 @@ func Run(ctx context.Context, s Spec) (sandbox.Result, error) {
 	}
 	res.TimedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded)
 	return res, nil
+}
+
+// writeInput writes stdin, then whatever input brings until it is closed
+// or the process exited, and closes w.
+func writeInput(w *os.File, stdin []byte, input <-chan []byte, exited <-chan struct{}) {
+	defer func() { _ = w.Close() }()
+	if _, err := bytes.NewReader(stdin).WriteTo(w); err != nil || input == nil {
+		return
+	}
+	for {
+		select {
+		case b, ok := <-input:
+			if !ok {
+				return
+			}
+			if _, err := w.Write(b); err != nil {
+				return
+			}
+		case <-exited:
+			return
+		}
+	}
 }
 
 // start starts the init, or the helper trying each way of isolating the

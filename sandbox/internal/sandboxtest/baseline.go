@@ -27,6 +27,7 @@ func baselineTests() []test {
 		{"OutputCaps", false, testOutputCaps},
 		{"MemoryLimit", false, testMemoryLimit},
 		{"ExitStatusAndStdin", false, testExitStatusAndStdin},
+		{"StreamedInputOutput", false, testStreamedInputOutput},
 		{"WorkDirLifecycle", false, testWorkDirLifecycle},
 	}
 }
@@ -241,6 +242,54 @@ func testExitStatusAndStdin(t *testing.T, e *env) {
 	}
 	if _, err := in.Run(t.Context(), sandbox.Command{}); !errors.Is(err, sandbox.ErrInvalidCommand) {
 		t.Fatalf("empty argv: want ErrInvalidCommand, got %v", err)
+	}
+}
+
+// testStreamedInputOutput: a process that answers line by line gets each
+// line of Input only after the caller read its previous answer on Output,
+// and an unclosed Input does not outlive the process.
+func testStreamedInputOutput(t *testing.T, e *env) {
+	in := create(t, e.m, messages.DefaultSandboxConfig())
+	input := make(chan []byte)
+	lines := make(chan string, 8)
+	out := lineWriter{fn: func(l string) { lines <- l }}
+	script := `read a; echo "got $a"; read b; echo "got $b"`
+	done := make(chan sandbox.Result, 1)
+	go func() {
+		res, err := in.Run(t.Context(), sandbox.Command{Args: []string{"sh", "-c", script}, Stdin: []byte("one\n"), Input: input, Output: &out})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	if l := <-lines; l != "got one" {
+		t.Fatalf("first answer %q", l)
+	}
+	input <- []byte("two\n")
+	if l := <-lines; l != "got two" {
+		t.Fatalf("second answer %q", l)
+	}
+	// Input is never closed: the run ends with the process.
+	if res := <-done; res.ExitCode != 0 || string(res.Stdout) != "got one\ngot two\n" {
+		t.Fatalf("exit %d stdout %q", res.ExitCode, res.Stdout)
+	}
+}
+
+// lineWriter calls fn with each complete line written to it.
+type lineWriter struct {
+	fn      func(string)
+	partial []byte
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		w.fn(string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
 	}
 }
 
