@@ -20,6 +20,7 @@ import (
 //	meta/version                    schema version, uint32 BE
 //	meta/mig/<ver:4 BE>             applied migration record (codec v1, JSON)
 //	meta/audit_head                 audit chain head: seq:8 BE + hash:32 raw
+//	meta/probe                      readiness probe: unix nanos of the last probe, int64 BE; Badger TTL = probeTTL (probe.go)
 //	seq/queue                       Badger Sequence for queue FIFO numbers
 //	seq/outbox                      Badger Sequence for outbox numbers
 //
@@ -63,12 +64,14 @@ import (
 //	ov/last                         owner's last PWA visit: unix nanos, int64 BE (visits.go)
 //
 //	sk/<skill_name>                 installed skill: approved files, their hashes, skill hash and approval (codec v1, InstalledSkill JSON; skills.go)
+//	cn/<connection_id>              service connection record, never a credential (codec v1, messages.Connection JSON; connections.go)
 //	skr/<request_id>                skill_install card waiting for the owner (codec v1, SkillRequest JSON; skill_requests.go); deleted when it ends
 const (
 	pfxMeta           = "meta/"
 	keySchemaVersion  = "meta/version"
 	pfxMigration      = "meta/mig/"
 	keyAuditHead      = "meta/audit_head"
+	keyProbe          = "meta/probe"
 	keySeqQueue       = "seq/queue"
 	keySeqOutbox      = "seq/outbox"
 	pfxChronicle      = "c/"
@@ -111,6 +114,9 @@ const (
 	pfxSkill        = "sk/"
 	pfxSkillRequest = "skr/"
 )
+
+// Service connections (see the layout above).
+const pfxConnection = "cn/"
 
 // maxIDLen bounds every identifier that goes into a key; Badger keys are
 // limited to 64 KiB and long keys slow every lookup.

@@ -16,6 +16,7 @@ import (
 	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/keys"
 	"github.com/silas-ai/silas/runtime/session"
 )
 
@@ -62,7 +63,7 @@ type pwaAPI struct {
 	db       *persistence.DB
 	ownerID  string
 	devices  *deviceRegistry
-	secrets  *secretVault
+	secrets  *keys.Vault
 	activity *activityAPI
 	// approvals answers GET /approvals/pending.
 	approvals *approvalsAPI

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/keys"
 )
 
 // syncBuffer is a log sink the daemon's goroutines can share.
@@ -107,7 +108,7 @@ func TestSecureInputStoresValueOnlyInKeystore(t *testing.T) {
 	if err != nil || string(got) != value {
 		t.Fatalf("stored value: %v (matches: %v)", err, string(got) == value)
 	}
-	info, err := os.Stat(filepath.Join(dir, "keys", secretKeyName(ref)))
+	info, err := os.Stat(filepath.Join(dir, "keys", keys.VaultKeyName(ref)))
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("keystore file: %v %v", err, info)
 	}
@@ -120,7 +121,7 @@ func TestSecureInputStoresValueOnlyInKeystore(t *testing.T) {
 	if err := d.secrets.Cancel(ctx, cancelled); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "keys", secretKeyName(cancelled))); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "keys", keys.VaultKeyName(cancelled))); !os.IsNotExist(err) {
 		t.Fatalf("cancelled secret still on disk: %v", err)
 	}
 	if status, _ := pwaCall(t, addr, "POST", "/secrets/"+cancelled, "owner-secret-token", `{"value":"again"}`); status != http.StatusNotFound {

@@ -15,6 +15,7 @@ import (
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/approval"
+	"github.com/silas-ai/silas/runtime/keys"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/metrics"
 	"github.com/silas-ai/silas/runtime/personality"
@@ -94,12 +95,12 @@ type daemon struct {
 	skills  *skillSnapshots // the skills plans may use
 
 	devices *deviceRegistry // active owner device keys
-	secrets *secretVault    // secure-input requests and values
+	secrets *keys.Vault     // secure-input requests and values
 }
 
 // startDaemon installs what is missing, recovers journaled work, starts the
 // actors and opens the web channel; with pprof it also serves /debug/pprof/
-// (loopback or owner token).
+// (owner or metrics token).
 func startDaemon(ctx context.Context, cfg *config.Config, log zerolog.Logger, pprof bool) (*daemon, error) {
 	return startDaemonWith(ctx, cfg, log, daemonOptions{pprof: pprof})
 }
@@ -107,7 +108,7 @@ func startDaemon(ctx context.Context, cfg *config.Config, log zerolog.Logger, pp
 // daemonOptions are what serve's flags and tests change about a daemon
 // beyond its configuration.
 type daemonOptions struct {
-	// pprof serves /debug/pprof/ (loopback or owner token).
+	// pprof serves /debug/pprof/ (owner or metrics token).
 	pprof bool
 	// now is the actors' clock; nil is the wall clock. Tests of expiries
 	// pass a clock they advance.
@@ -175,7 +176,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	if d.devices, err = newDeviceRegistry(ctx, d.in.db, log); err != nil {
 		return err
 	}
-	d.secrets = &secretVault{db: d.in.db, ks: d.in.keystore}
+	d.secrets = keys.NewVault(d.in.db, d.in.keystore)
 	installer, err := skillInstallerOptions(cfg, d.skills, d.sandbox)
 	if err != nil {
 		return err
@@ -205,7 +206,13 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		Host: w.Host, Port: w.Port, AuthToken: w.AuthToken, ChatbotEnabled: cfg.Chatbot.Enabled,
 		MaxFrameBytes: w.MaxFrameBytes, AllowedOrigins: w.AllowedOrigins, SendQueue: w.SendQueue,
 		MessagesPerMinutePerIP: cfg.Limits.WSMessagesPerMinutePerIP,
-		Gateway:                d.sys.Gateway(), Metrics: reg, Logger: log, Pprof: o.pprof,
+		OwnerToken:             d.in.ownerToken, MetricsToken: w.MetricsToken, MaxTextBytes: w.MaxTextBytes,
+		MaxSockets: w.MaxSockets, MaxSocketsPerIP: w.MaxSocketsPerIP,
+		MaxUnauthenticatedSockets: w.MaxUnauthenticatedSockets, MaxUnauthenticatedSocketsPerIP: w.MaxUnauthenticatedSocketsPerIP,
+		MaxOwnerSockets: w.MaxOwnerSockets, IdleTimeout: w.IdleTimeout(),
+		HeaderTimeout: w.HeaderTimeout(), BodyTimeout: w.BodyTimeout(),
+		TrustedProxies: w.TrustedProxies, AllowedHosts: w.AllowedHosts,
+		Gateway: d.sys.Gateway(), Metrics: reg, Logger: log, Pprof: o.pprof,
 		Static: web.Static(),
 		Extra:  d.routes(cfg, minter),
 	})
