@@ -41,7 +41,7 @@ func TestSyncBundledSkills(t *testing.T) {
 	}
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	changes, err := SyncBundledSkills(ctx, db, cat, now)
-	if err != nil || len(changes) != 2 || changes[0].Event != AuditBundledSkillInstalled || changes[1].Event != AuditBundledSkillInstalled {
+	if err != nil || len(changes) != len(bundled.Names()) || changes[0].Event != AuditBundledSkillInstalled || changes[1].Event != AuditBundledSkillInstalled {
 		t.Fatalf("first sync: %+v %v", changes, err)
 	}
 	for _, name := range bundled.Names() {

@@ -31,7 +31,7 @@ func TestLoadBundledAndLocal(t *testing.T) {
 	}
 
 	c, probs := skills.Load(dir, bundled.FS())
-	if got := c.Names(); !slices.Equal(got, []string{"coding", "demo", "skill-maker"}) {
+	if got := c.Names(); !slices.Equal(got, []string{"api-key", "coding", "demo", "oauth-browser", "oauth-device", "skill-maker"}) {
 		t.Fatalf("names %v (problems %v)", got, probs)
 	}
 	if e, _ := c.Get("coding"); e.Origin != skills.OriginBundled {
@@ -60,7 +60,7 @@ func TestLoadBundledAndLocal(t *testing.T) {
 
 	// A missing skills_dir is empty, not an error.
 	c, probs = skills.Load(filepath.Join(dir, "nope"), bundled.FS())
-	if len(probs) != 0 || len(c.Names()) != 2 {
+	if len(probs) != 0 || len(c.Names()) != len(bundled.Names()) {
 		t.Fatalf("missing dir: %v %v", c.Names(), probs)
 	}
 }
@@ -92,7 +92,7 @@ func TestResolveAndViews(t *testing.T) {
 	for _, s := range c.PlannerCandidates() {
 		cand = append(cand, s.Name)
 	}
-	if !slices.Equal(cand, []string{"coding", "demo", "skill-maker"}) {
+	if !slices.Equal(cand, []string{"api-key", "coding", "demo", "oauth-browser", "oauth-device", "skill-maker"}) {
 		t.Fatalf("planner candidates %v", cand)
 	}
 
