@@ -20,7 +20,8 @@ const contextBudget = 4000
 
 // contextTokens estimates what a proxy request's context window holds: the
 // system zone (the system message after the proxy's instructions) and
-// every rendered block, each counted as the window counts its items.
+// every rendered block, delimiters included, as the window counts its
+// items.
 func contextTokens(r *mockllm.RecordedRequest) int {
 	n := 0
 	for _, m := range r.Messages {
@@ -29,8 +30,9 @@ func contextTokens(r *mockllm.RecordedRequest) int {
 		}
 	}
 	for _, block := range strings.Split(r.LastUser(), "--- end ---\n\n") {
-		if _, content, ok := strings.Cut(block, "---\n"); ok {
-			n += contextmgr.EstimateTokens(strings.TrimSuffix(content, "\n"))
+		// The window counts a block's delimiters with its content.
+		if strings.HasPrefix(block, "--- ") {
+			n += contextmgr.EstimateTokens(block + "--- end ---\n\n")
 		}
 	}
 	return n

@@ -259,7 +259,7 @@ func (w *Window) candidates(zi, turn int, spare map[string]bool) []candidate {
 		if it.Pinned || spare[it.CtxID] || (zi == 1 && it.TurnNumber >= turn) {
 			continue
 		}
-		out = append(out, candidate{zi: zi, id: it.CtxID, tokens: it.TokenCount})
+		out = append(out, candidate{zi: zi, id: it.CtxID, tokens: cost(it)})
 	}
 	for _, s := range w.subs {
 		if s.Active && zoneIndex(s.Zone) == zi && !spare[s.ID] {

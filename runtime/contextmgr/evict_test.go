@@ -146,11 +146,12 @@ func TestLongConversationStaysWithinBudget(t *testing.T) {
 		checkWithin(t, w, fmt.Sprintf("turn %d after eviction", turn))
 
 		// During the turn: a tool result every third turn, and twice a
-		// log dump that fills the window to 150 tokens short of its total,
-		// which the heuristics cannot absorb at the next turn.
+		// log dump that fills the window to about 170 tokens short of its
+		// total (its block's delimiters count too), which the heuristics
+		// cannot absorb at the next turn.
 		switch {
 		case turn == 40 || turn == 50:
-			add(toolResult(id("dump"), turn, `shell_exec("cat build.log")`, false, words("logline", w.Budget().Total-w.Usage()-150)))
+			add(toolResult(id("dump"), turn, `shell_exec("cat build.log")`, false, words("logline", w.Budget().Total-w.Usage()-170)))
 		case turn%3 == 0:
 			add(toolResult(id("tool"), turn, `shell_exec("npm test")`, turn%2 == 0, words("PASS", 120)))
 		}
@@ -382,15 +383,23 @@ func TestApplyScores(t *testing.T) {
 }
 
 func TestZonePolicies(t *testing.T) {
-	w := New(Budget{Total: 1000, ChroniclePct: 0.4, MemoryPct: 0.1, WorkspacePct: 0.1})
+	mem := func(i int, rel float64) messages.ContextItem {
+		return messages.ContextItem{CtxID: fmt.Sprint("mem", i), Zone: messages.ZoneMemory, Kind: messages.KindMemory, Content: words("m", 40), Relevance: rel, Source: fmt.Sprint("memory:", i)}
+	}
+	m0 := mem(0, 0)
+	m0.TokenCount = EstimateTokens(m0.Content)
+	each := cost(&m0) // every memory costs the same, delimiters included
+	// Budgets for 2.5 memories, and for one of the two workspace items of
+	// 60 words (plus their delimiters).
+	w := New(Budget{Total: 1000, ChroniclePct: 0.4, MemoryPct: float64(each*5/2) / 1000, WorkspacePct: 0.1})
 	for i, rel := range []float64{0.9, 0.2, 0.5, 0.2} {
-		w.Add(messages.ContextItem{CtxID: fmt.Sprint("mem", i), Zone: messages.ZoneMemory, Kind: messages.KindMemory, Content: words("m", 40), Relevance: rel, Source: fmt.Sprint("memory:", i)})
+		w.Add(mem(i, rel))
 	}
 	w.Add(messages.ContextItem{CtxID: "plan", Zone: messages.ZoneWorkspace, Kind: messages.KindPlan, Content: words("step", 60), TurnNumber: 1})
 	w.Add(messages.ContextItem{CtxID: "done", Zone: messages.ZoneWorkspace, Kind: messages.KindExecutionResult, Content: words("ok", 60), TurnNumber: 2})
 	res := w.EnforceBudget(3)
-	// memory: 160 > 100: lowest relevance first, oldest of equals first.
-	// workspace: 120 > 100: the completed result before the plan.
+	// memory: 4 over 2.5: lowest relevance first, oldest of equals first.
+	// workspace: two over one: the completed result before the plan.
 	if got := strings.Join(ids(res.Evicted), ","); got != "mem1,mem3,done" {
 		t.Fatalf("evicted %s, want mem1,mem3,done", got)
 	}

@@ -132,35 +132,60 @@ func (w *Window) renderedSubscriptions(z messages.ContextZone) string {
 // content from the owner's. Label-shaped lines of content are escaped
 // (label.go).
 func writeBlock(b *strings.Builder, it *messages.ContextItem) {
-	var scratch [32]byte
+	var scratch [128]byte
+	b.Write(appendHeader(scratch[:0], it))
+	writeItemContent(b, it)
+	b.WriteString(blockEnd)
+}
+
+// blockEnd closes every block.
+const blockEnd = "--- end ---\n\n"
+
+// appendHeader appends the header line of it's block to dst.
+func appendHeader(dst []byte, it *messages.ContextItem) []byte {
 	switch it.Kind {
 	case messages.KindMemory:
-		b.WriteString("--- memory | ")
-		b.Write(it.CreatedAt.UTC().AppendFormat(scratch[:0], "2006-01-02"))
-		b.WriteString(" | [")
-		b.WriteString(string(renderedTaint(it.Taint)))
-		b.WriteString("] | \"")
-		b.WriteString(memoryLabel(it.Content))
-		b.WriteString("\" ---\n")
+		dst = append(dst, "--- memory | "...)
+		dst = it.CreatedAt.UTC().AppendFormat(dst, "2006-01-02")
+		dst = append(dst, " | ["...)
+		dst = append(dst, renderedTaint(it.Taint)...)
+		dst = append(dst, "] | \""...)
+		dst = append(dst, memoryLabel(it.Content)...)
+		return append(dst, "\" ---\n"...)
 	case messages.KindMessage:
-		b.WriteString("--- turn ")
-		b.Write(strconv.AppendInt(scratch[:0], int64(it.TurnNumber), 10))
-		b.WriteString(" | ")
-		b.WriteString(speaker(it.Source))
-		b.WriteString(" | ")
-		b.WriteString(state(it.Masked))
-		b.WriteString(" ---\n")
+		dst = append(dst, "--- turn "...)
+		dst = strconv.AppendInt(dst, int64(it.TurnNumber), 10)
+		dst = append(dst, " | "...)
+		dst = append(dst, speaker(it.Source)...)
+		dst = append(dst, " | "...)
+		dst = append(dst, state(it.Masked)...)
+		return append(dst, " ---\n"...)
 	default:
-		b.WriteString("--- ")
-		b.WriteString(it.Kind)
-		b.WriteString(" | turn ")
-		b.Write(strconv.AppendInt(scratch[:0], int64(it.TurnNumber), 10))
-		b.WriteString(" | ")
-		b.WriteString(state(it.Masked))
-		b.WriteString(" ---\n")
+		dst = append(dst, "--- "...)
+		dst = append(dst, it.Kind...)
+		dst = append(dst, " | turn "...)
+		dst = strconv.AppendInt(dst, int64(it.TurnNumber), 10)
+		dst = append(dst, " | "...)
+		dst = append(dst, state(it.Masked)...)
+		return append(dst, " ---\n"...)
 	}
-	writeItemContent(b, it)
-	b.WriteString("--- end ---\n\n")
+}
+
+// cost is what it counts against its zone: its content and its block's
+// delimiters.
+func cost(it *messages.ContextItem) int { return it.TokenCount + delimiterTokens(it) }
+
+// delimiterTokens is what it's block costs in the rendered prompt beyond
+// its content: the header line and the end line (spec 3.5 blocks). Items
+// of the system zone render as plain lines and cost nothing more. Zone
+// totals count it, so that the budget limits what the model is sent, not
+// just the contents.
+func delimiterTokens(it *messages.ContextItem) int {
+	if it.Zone == messages.ZoneSystem {
+		return 0
+	}
+	var scratch [128]byte
+	return estimate(appendHeader(scratch[:0], it)) + estimate(blockEnd)
 }
 
 // writeSubscription writes a materialized subscription (spec 3.5):

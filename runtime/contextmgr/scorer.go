@@ -180,7 +180,7 @@ func (w *Window) scoreRequest(turn, usage int) *ScoreRequest {
 				label = "subscription " + c.sub.Target
 			} else {
 				it := byID[c.id]
-				bl = ScoreBlock{ID: it.CtxID, Zone: it.Zone, Kind: it.Kind, Turn: it.TurnNumber, Tokens: it.TokenCount, Preview: preview(it.Content, it.Taint)}
+				bl = ScoreBlock{ID: it.CtxID, Zone: it.Zone, Kind: it.Kind, Turn: it.TurnNumber, Tokens: cost(it), Preview: preview(it.Content, it.Taint)}
 				label = string(it.Zone) + " " + it.Kind + " | turn " + strconv.Itoa(it.TurnNumber)
 			}
 			if zi == zoneIndex(messages.ZoneChronicle) && c.sub == nil {

@@ -21,7 +21,7 @@ import (
 // in batches (evictionSlackPct), costs one copy of the kept blocks per
 // batch.
 type zoneState struct {
-	tokens int // the items' TokenCount, summed
+	tokens int // the items' cost (content and delimiters), summed
 	// maskable counts chronicle tool results maskObservations may mask;
 	// trivial counts chronicle messages dropTrivial may drop.
 	maskable, trivial int
@@ -145,7 +145,7 @@ func (w *Window) noteRemoved(zi int, it *messages.ContextItem) { w.count(zi, it,
 
 func (w *Window) count(zi int, it *messages.ContextItem, sign int) {
 	z := &w.state[zi]
-	z.tokens += sign * it.TokenCount
+	z.tokens += sign * cost(it)
 	if zi == memoryZone {
 		if z.sources == nil {
 			z.sources = make(map[string]int)

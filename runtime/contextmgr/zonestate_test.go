@@ -37,7 +37,7 @@ func checkState(t *testing.T, w *Window, when string) {
 		tokens, maskables, trivial := 0, 0, 0
 		for i := range w.zones[zi] {
 			it := &w.zones[zi][i]
-			tokens += it.TokenCount
+			tokens += cost(it)
 			if zi == chronicleZone && maskable(it) {
 				maskables++
 			}
@@ -195,7 +195,10 @@ func TestFullChronicleEvictsInBatches(t *testing.T) {
 		turns++
 		prev = got
 	}
-	if evictions == 0 || evictions > turns/20 {
+	// An eviction frees evictionSlackPct (10%) of the chronicle's budget:
+	// with about 48 tokens a turn (two short messages and their blocks'
+	// delimiters) that is room for some 18 turns.
+	if evictions == 0 || evictions > turns/15 {
 		t.Fatalf("%d evictions in %d turns, want a few batches", evictions, turns)
 	}
 	if stableTurns < turns*9/10 {
