@@ -280,7 +280,7 @@ func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
 	tcs := res.ToolCalls
 	root, auditPID := a.d.sys.Root, a.d.audit
 	step := &toolStep{
-		execs: a.d.Executors, tools: a.tools, inst: a.inst, skills: a.skills, db: a.d.DB, runner: a.d.Gates, set: a.spec.gates,
+		execs: a.d.Executors, tools: a.tools, inst: a.inst, skills: a.skills, conns: a.connScripts(), db: a.d.DB, runner: a.d.Gates, set: a.spec.gates,
 		maxEvals: a.d.Config.Limits.MaxGateEvalsPerTurn, attempt: a.spec.n, scope: a.spec.scope, workID: a.w.ID,
 		audit: func(ev messages.AuditEvent) { root.Send(auditPID, &ev) }, now: a.d.now,
 	}

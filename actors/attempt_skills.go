@@ -212,29 +212,39 @@ func (s *attemptSkills) tool() (llm.Tool, bool) {
 // arguments against the script's schema, and the result is an argument
 // list, never a shell string. blocked is set when the skill may no longer
 // run; err when the call is refused and the executor can correct it.
-func (s *attemptSkills) skillCall(ctx context.Context, db *persistence.DB, env *messages.ExecutionEnvelope) (run *messages.ExecutionEnvelope, blocked string, err error) {
+// The checked call is in call: a connection skill's script runs through
+// connScripts with its connection's credential, any other through
+// shell_exec in the attempt's instance.
+func (s *attemptSkills) skillCall(ctx context.Context, db *persistence.DB, env *messages.ExecutionEnvelope) (call checkedSkillCall, blocked string, err error) {
 	name, _ := env.Args["skill"].(string)
 	as, ok := s.byName[name]
 	if !ok {
-		return nil, "", fmt.Errorf("no skill %q in this work item; its skills are %s", name, strings.Join(s.names, ", "))
+		return call, "", fmt.Errorf("no skill %q in this work item; its skills are %s", name, strings.Join(s.names, ", "))
 	}
 	if _, err := currentSkill(ctx, db, as.entry, as.bound); err != nil {
 		if errors.Is(err, errSkillUnusable) {
-			return nil, strings.TrimPrefix(err.Error(), errSkillUnusable.Error()+": "), nil
+			return call, strings.TrimPrefix(err.Error(), errSkillUnusable.Error()+": "), nil
 		}
-		return nil, "", err
+		return call, "", err
 	}
 	script, _ := env.Args["script"].(string)
 	args, _ := env.Args["args"].(map[string]any)
 	inv, err := as.skill.CheckArgs(script, args)
 	if err != nil {
-		return nil, "", err
+		return call, "", err
 	}
-	run = new(messages.ExecutionEnvelope)
+	run := new(messages.ExecutionEnvelope)
 	*run = *env
 	run.Action = executor.ShellExec
 	run.Args = map[string]any{"argv": toAny(inv.Argv(as.dir))}
-	return run, "", nil
+	return checkedSkillCall{skill: as, inv: inv, env: run}, "", nil
+}
+
+// checkedSkillCall is a skill_script call that passed its checks.
+type checkedSkillCall struct {
+	skill *attemptSkill
+	inv   skills.Invocation
+	env   *messages.ExecutionEnvelope // the shell_exec envelope
 }
 
 func toAny(ss []string) []any {

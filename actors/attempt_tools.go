@@ -33,6 +33,7 @@ type toolStep struct {
 	tools    []llm.Tool // what the executor was offered: calls are checked against it
 	inst     sandbox.Instance
 	skills   *attemptSkills // nil or empty: the work item has none
+	conns    *connScripts   // runs connection skills' scripts
 	db       *persistence.DB
 	runner   *gates.Runner // nil: no gate runs
 	set      *gates.ActiveSet
@@ -82,9 +83,7 @@ func (s *toolStep) run(ctx context.Context, calls []llm.ToolCall, envs []*messag
 		}
 		run := env
 		if tc.Name == SkillScript {
-			var why string
-			var err error
-			run, why, err = s.skills.skillCall(ctx, s.db, env)
+			call, why, err := s.skills.skillCall(ctx, s.db, env)
 			if why != "" {
 				out.skillChanged = why
 				out.add(tc, s.entry(tc.Name, failedResult(env, "not run: "+why), ""))
@@ -94,6 +93,15 @@ func (s *toolStep) run(ctx context.Context, calls []llm.ToolCall, envs []*messag
 				s.emit([]messages.AuditEvent{{Time: s.now(), Event: "tool_call_rejected", Scope: s.scope,
 					Data: map[string]any{"tool": tc.Name, "error": err.Error()}}})
 				out.add(tc, s.entry(tc.Name, failedResult(env, err.Error()+"; the call did not run"), ""))
+				continue
+			}
+			run = call.env
+			if call.skill.skill.Connection != nil {
+				res := s.conns.run(ctx, call.skill, call.inv, env)
+				out.add(tc, s.entry(tc.Name, res, ""))
+				if gate, why := s.afterStep(ctx, env.StepIndex, res); gate != "" {
+					out.blocked = gate + ": " + why
+				}
 				continue
 			}
 		}

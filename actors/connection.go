@@ -81,6 +81,8 @@ func (c *Connection) open(ctx actor.Context) {
 		c.onFrame(ctx, m)
 	case *messages.ScopeRef:
 		c.onBound(ctx, m)
+	case *ConnectionAnswer:
+		c.onConnectAnswer(m)
 	case *connClosed:
 		c.onClosed(ctx)
 	}
@@ -173,6 +175,10 @@ func (c *Connection) onFrame(ctx actor.Context, f *web.Frame) {
 	case web.TypeAuth:
 		c.onResume(ctx, f)
 	case web.TypeMessage:
+		if c.kind == messages.ScopeOwner && isConnectCommand(f.Text) {
+			c.onConnectCommand(ctx, f)
+			return
+		}
 		c.sent = true
 		if c.scope == nil {
 			c.held = append(c.held, f)
@@ -184,6 +190,8 @@ func (c *Connection) onFrame(ctx actor.Context, f *web.Frame) {
 		c.onApprovalResponse(ctx, f)
 	case web.TypeGateResponse:
 		c.onGateResponse(ctx, f)
+	case web.TypeConnectionSetupResponse, web.TypeConnectionFailureResponse, web.TypeSecureInputCompleted, web.TypePermissionEscalationResponse:
+		c.onConnectionCard(ctx, f)
 	default:
 		code, text := web.CodeUnknownType, "unknown frame type "+quote(f.Type)+"; see the protocol of spec 8.1"
 		if web.IsClientType(f.Type) {
@@ -300,4 +308,24 @@ func (c *Connection) onGateResponse(ctx actor.Context, f *web.Frame) {
 		return
 	}
 	ctx.Send(c.scope, &gateResponse{requestID: f.RequestID, approved: f.Verdict == gateVerdictApproved, sink: c.out})
+}
+
+// onConnectionCard forwards the owner's answer to a connection card to
+// the ConnectionManager. secure_input_completed is only the app's notice:
+// the value went to POST /secrets/{ref_id}, whose handler tells the
+// manager itself, so the frame changes nothing and is acknowledged.
+func (c *Connection) onConnectionCard(ctx actor.Context, f *web.Frame) {
+	if c.kind != messages.ScopeOwner {
+		c.d.metrics.Errors.With(string(web.CodeNotSupported)).Inc()
+		c.out.Send(webError(web.CodeNotSupported, f.Type+" is only accepted from the owner connection (/ws)", f.Type))
+		return
+	}
+	if f.Type == web.TypeSecureInputCompleted {
+		return
+	}
+	if f.RequestID == "" {
+		c.out.Send(webError(web.CodeBadRequest, f.Type+" needs the request_id of the card it answers", f.Type))
+		return
+	}
+	ctx.Send(c.d.connections, &ConnectionCardAnswer{RequestID: f.RequestID, Type: f.Type, Action: f.Action, SelectedAction: f.SelectedAction, Verdict: f.Verdict, Sink: c.out})
 }

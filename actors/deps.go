@@ -12,6 +12,7 @@ import (
 	"github.com/silas-ai/silas/runtime/access"
 	"github.com/silas-ai/silas/runtime/approval"
 	"github.com/silas-ai/silas/runtime/gates"
+	"github.com/silas-ai/silas/runtime/keys"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/metrics"
 	"github.com/silas-ai/silas/runtime/personality"
@@ -54,6 +55,9 @@ type Deps struct {
 	// SkillInstaller configures the actor that installs and removes skills
 	// (spec 10.4); nil: none runs and installs are refused.
 	SkillInstaller *SkillInstallerOptions
+	// Vault holds connections' credentials and the secure-input requests;
+	// nil: connections cannot be set up.
+	Vault *keys.Vault
 	// SandboxStatus says which backend Sandbox is, for the owner's app.
 	SandboxStatus messages.SandboxStatus
 	Executors     *executor.Registry
@@ -87,6 +91,10 @@ type shared struct {
 	access *access.Policy
 	// skills is the SkillInstaller, nil without one.
 	skills *actor.PID
+	// connections is the ConnectionManager; conns its registry of
+	// connections, which attempts read.
+	connections *actor.PID
+	conns       *connRegistry
 }
 
 func (s *shared) now() time.Time {

@@ -32,6 +32,9 @@ func (s *Scope) askSkillCards(c actor.Context, sink messages.Sink) {
 	if s.kind == messages.ScopeOwner && s.d.skills != nil {
 		c.Send(s.d.skills, &skillCardsFor{sink: sink})
 	}
+	if s.kind == messages.ScopeOwner && s.d.connections != nil {
+		c.Send(s.d.connections, &connCardsFor{sink: sink})
+	}
 }
 
 // forwardToSkills hands an approval_response the scope did not ask for to
@@ -39,6 +42,10 @@ func (s *Scope) askSkillCards(c actor.Context, sink messages.Sink) {
 // connection that nothing is pending under that id). It reports whether it
 // did.
 func (s *Scope) forwardToSkills(c actor.Context, m *messages.ApprovalResponse) bool {
+	if s.kind == messages.ScopeOwner && s.d.connections != nil && isConnCard(m.RequestID) {
+		c.Send(s.d.connections, m)
+		return true
+	}
 	if s.kind != messages.ScopeOwner || s.d.skills == nil {
 		return false
 	}

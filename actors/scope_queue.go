@@ -73,6 +73,9 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 		}
 		return
 	}
+	if s.refuseWhenDiskFull(m) {
+		return
+	}
 	if !s.wsLimit.Allow(now) {
 		s.reject(m, web.CodeRateLimited, fmt.Sprintf("too many messages: this conversation allows %d a minute (limits.ws_messages_per_minute_per_scope); wait a moment and resend", s.d.Config.Limits.WSMessagesPerMinutePerScope))
 		return
@@ -143,8 +146,7 @@ func (s *Scope) onJournaled(c actor.Context, m *journaled) {
 	switch {
 	case m.err != nil:
 		s.dequeue(i)
-		s.d.Log.Error().Err(m.err).Str("scope", s.id).Msg("journal user message")
-		s.reject(q.msg, web.CodeInternal, "your message could not be stored, so it was not accepted; please resend it")
+		s.rejectUnstored(q.msg, m.err)
 		return
 	case m.dup:
 		// Already processed before (a resend after a reconnect): its answer
@@ -163,8 +165,7 @@ func (s *Scope) onCurrentJournaled(r *run, m *journaled) {
 	switch {
 	case m.err != nil:
 		r.lost = true
-		s.d.Log.Error().Err(m.err).Str("scope", s.id).Msg("journal user message")
-		s.reject(r.msg, web.CodeInternal, "your message could not be stored, so it was not accepted; please resend it")
+		s.rejectUnstored(r.msg, m.err)
 	case m.dup:
 		// Processed before: its answer is in the outbox or was delivered.
 		r.lost = true

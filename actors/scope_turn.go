@@ -294,6 +294,13 @@ func (s *Scope) endTurn(c actor.Context) {
 
 func (s *Scope) auditTurn(t *pipeline.Turn) {
 	for _, a := range t.Audit {
+		if a.Event == "model_error" {
+			// A customer was answered a generic text: the provider's
+			// error (its URL, its body) is for the operator, here and in
+			// the audit entry.
+			s.d.Log.Warn().Str("scope", s.id).Str("turn", t.ID).Interface("agent", a.Data["agent"]).
+				Interface("error", a.Data["error"]).Msg("model call failed")
+		}
 		s.emitAudit(a.Event, a.Data)
 	}
 	route := ""

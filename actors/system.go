@@ -79,6 +79,12 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 			return nil, fmt.Errorf("spawn skill installer: %w", err)
 		}
 	}
+	// Before the Stream too: the owner scope forwards connection cards' answers.
+	sh.conns = newConnRegistry()
+	connProps := actor.PropsFromProducer(func() actor.Actor { return newConnectionManager(sh) }, sh.props...)
+	if sh.connections, err = sys.Root.SpawnNamed(connProps, "connections"); err != nil {
+		return nil, fmt.Errorf("spawn connection manager: %w", err)
+	}
 	streamProps := actor.PropsFromProducer(func() actor.Actor { return newStream(sh) },
 		append(sh.props, actor.WithSupervisor(scopeSupervisor()))...)
 	sh.stream, err = sys.Root.SpawnNamed(streamProps, "stream")
@@ -166,6 +172,11 @@ func (s *System) Stop(ctx context.Context) error {
 	if s.d.skills != nil {
 		// Pending install cards end with the process; nothing installs.
 		_ = root.PoisonFuture(s.d.skills).Wait()
+	}
+	if s.d.connections != nil {
+		// Setups in flight stop; a connection left connecting goes back
+		// to proposed at the next start.
+		_ = root.PoisonFuture(s.d.connections).Wait()
 	}
 	if err := await(ctx, root, s.d.stream, &messages.Drain{}); err != nil {
 		errs = append(errs, fmt.Errorf("drain scopes: %w", err))

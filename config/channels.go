@@ -42,6 +42,50 @@ type Web struct {
 	// SendQueue is how many outbound frames are buffered per connection before the
 	// connection is treated as too slow. Default 256.
 	SendQueue int `koanf:"send_queue"`
+	// MaxTextBytes caps the text (and edited_text, freetext) of one frame, in bytes of
+	// UTF-8; a longer one is answered bad_request naming the field. A frame over
+	// max_frame_bytes is refused before this check. Default 32768.
+	MaxTextBytes int `koanf:"max_text_bytes"`
+	// MaxSockets caps open customer sockets (/chat); beyond it an upgrade gets HTTP 503
+	// with code too_many_connections. The owner's sockets are counted apart
+	// (max_owner_sockets), so customers cannot crowd the owner out. Default 10000.
+	MaxSockets int `koanf:"max_sockets"`
+	// MaxSocketsPerIP caps open customer sockets from one client IP (see
+	// trusted_proxies); beyond it HTTP 429. Default 100.
+	MaxSocketsPerIP int `koanf:"max_sockets_per_ip"`
+	// MaxUnauthenticatedSockets caps /ws sockets still waiting for their auth frame
+	// (each for at most auth_timeout_seconds); beyond it HTTP 503. Default 64.
+	MaxUnauthenticatedSockets int `koanf:"max_unauthenticated_sockets"`
+	// MaxUnauthenticatedSocketsPerIP is the same cap per client IP; beyond it HTTP 429.
+	// Default 8.
+	MaxUnauthenticatedSocketsPerIP int `koanf:"max_unauthenticated_sockets_per_ip"`
+	// MaxOwnerSockets caps sockets authenticated with the owner token (one per open
+	// app or `silas chat`); beyond it HTTP 503, or close code 1013 after a late auth
+	// frame. Default 32.
+	MaxOwnerSockets int `koanf:"max_owner_sockets"`
+	// IdleTimeoutSeconds is how long a customer socket may stay open without sending a
+	// message; then it gets an idle_timeout error and close code 4008. Default 120.
+	IdleTimeoutSeconds int `koanf:"idle_timeout_seconds"`
+	// HeaderTimeoutSeconds is how long a client may take to send a request's headers;
+	// a slower client is disconnected. Default 10.
+	HeaderTimeoutSeconds int `koanf:"header_timeout_seconds"`
+	// BodyTimeoutSeconds is how long a client may take to send a request's body once
+	// its headers arrived; a slower client is disconnected. Default 30.
+	BodyTimeoutSeconds int `koanf:"body_timeout_seconds"`
+	// TrustedProxies are the IPs and CIDRs ("10.0.0.0/8") of reverse proxies in front
+	// of Silas. Only for a connection from one of them is the client IP of the per-IP
+	// limits read from X-Forwarded-For (the rightmost address that is not a trusted
+	// proxy). Default [].
+	TrustedProxies []string `koanf:"trusted_proxies"`
+	// AllowedHosts are Host header values served besides localhost, 127.0.0.1, [::1]
+	// and the bind address: "chat.example.com" (any port) or "chat.example.com:8443".
+	// A request for any other host gets 421 on every route (DNS rebinding). Default [].
+	AllowedHosts []string `koanf:"allowed_hosts"`
+	// MetricsToken is a bearer token that may read /metrics and /debug/pprof/ besides
+	// the owner token, for a scraper that should not hold the owner's. Empty (null)
+	// means only the owner token. Default null. Prefer
+	// SILAS_CHANNELS__WEB__METRICS_TOKEN over the file.
+	MetricsToken string `koanf:"metrics_token" secret:"true"`
 }
 
 // IsLoopbackHost reports whether Host is localhost, ::1 or in 127.0.0.0/8.
@@ -55,7 +99,22 @@ func (w Web) AuthTimeout() time.Duration {
 	return time.Duration(w.AuthTimeoutSeconds) * time.Second
 }
 
-// String prints the settings with the auth token redacted.
+// IdleTimeout is IdleTimeoutSeconds as a duration.
+func (w Web) IdleTimeout() time.Duration {
+	return time.Duration(w.IdleTimeoutSeconds) * time.Second
+}
+
+// HeaderTimeout is HeaderTimeoutSeconds as a duration.
+func (w Web) HeaderTimeout() time.Duration {
+	return time.Duration(w.HeaderTimeoutSeconds) * time.Second
+}
+
+// BodyTimeout is BodyTimeoutSeconds as a duration.
+func (w Web) BodyTimeout() time.Duration {
+	return time.Duration(w.BodyTimeoutSeconds) * time.Second
+}
+
+// String prints the settings with the auth and metrics tokens redacted.
 func (w Web) String() string { return redactedString(w) }
 
 func isLoopbackHost(host string) bool {

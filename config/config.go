@@ -107,7 +107,18 @@ type Persistence struct {
 	// SyncWrites makes each group commit wait for fsync, so an acknowledged message
 	// survives power loss. Default true.
 	SyncWrites bool `koanf:"sync_writes"`
+	// MinFreeMB is the free-space watermark of the data dir's file system,
+	// in MB: below it, new messages are refused with a clear error (turns
+	// already accepted finish), /ready turns false, and both recover by
+	// themselves once space is freed. It keeps room for Badger to flush
+	// and compact (its memtable is 32 MB) and for the turns in flight, so
+	// that a full disk is an error, not a crash. 0 turns the check, and
+	// those protections, off. Default 256.
+	MinFreeMB int `koanf:"min_free_mb"`
 }
+
+// MinFreeBytes is MinFreeMB in bytes, as persistence.Options takes it.
+func (p Persistence) MinFreeBytes() int64 { return int64(p.MinFreeMB) << 20 }
 
 // Rehydration controls what is reloaded after a restart.
 type Rehydration struct {

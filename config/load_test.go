@@ -34,6 +34,8 @@ func TestDefaultsLoadAndValidate(t *testing.T) {
 		{"chatbot.session_ttl_hours", cfg.Chatbot.SessionTTLHours, 720},
 		{"log.format", cfg.Log.Format, "json"},
 		{"persistence.sync_writes", cfg.Persistence.SyncWrites, true},
+		{"persistence.min_free_mb", cfg.Persistence.MinFreeMB, 256},
+		{"persistence min free bytes", cfg.Persistence.MinFreeBytes(), int64(256 << 20)},
 		{"search.api_key unset", cfg.Search.APIKey, ""},
 		{"search enabled", cfg.Search.Enabled(), false},
 		{"profiles", len(cfg.Context.Profiles), 4},

@@ -1,5 +1,7 @@
 package config
 
+import "time"
+
 // Sandbox configures the execution sandbox.
 type Sandbox struct {
 	// Backend chooses the sandbox that runs agent tools, verification checks
@@ -67,6 +69,22 @@ type Connections struct {
 	AutoRecoveryEnabled bool `koanf:"auto_recovery_enabled"`
 	// RecoveryMaxAttempts caps automatic recovery attempts. Default 3.
 	RecoveryMaxAttempts int `koanf:"recovery_max_attempts"`
+	// ScriptTimeoutSeconds bounds each run of discover.py, probe.py,
+	// health_check.py, refresh_token.py and recover.py. Default 60.
+	ScriptTimeoutSeconds int `koanf:"script_timeout_seconds"`
+	// SetupTimeoutSeconds bounds a whole setup conversation (setup.py),
+	// the owner's sign-in included. Default 1200.
+	SetupTimeoutSeconds int `koanf:"setup_timeout_seconds"`
+}
+
+// ScriptTimeout is ScriptTimeoutSeconds as a duration.
+func (c Connections) ScriptTimeout() time.Duration {
+	return time.Duration(c.ScriptTimeoutSeconds) * time.Second
+}
+
+// SetupTimeout is SetupTimeoutSeconds as a duration.
+func (c Connections) SetupTimeout() time.Duration {
+	return time.Duration(c.SetupTimeoutSeconds) * time.Second
 }
 
 // BatchReview configures batched approval review.

@@ -31,6 +31,9 @@ func (c *Config) validateBasics(p *problems) {
 	}
 
 	p.atLeast("rehydration.max_chronicle_entries", c.Rehydration.MaxChronicleEntries, 0)
+	if mb := c.Persistence.MinFreeMB; mb < 0 || mb > maxMinFreeMB {
+		p.add("persistence.min_free_mb", "must be between 0 (off) and %d MB, got %d; the default is 256", maxMinFreeMB, mb)
+	}
 
 	m := c.Memory
 	p.required("memory.embedding_model", m.EmbeddingModel, `name an embedding model, e.g. "all-MiniLM-L6-v2"`)
@@ -68,11 +71,17 @@ func (c *Config) validateBasics(p *problems) {
 	p.atLeast("sandbox.default_cpu_seconds", sb.DefaultCPUSeconds, 1)
 
 	p.atLeast("connections.recovery_max_attempts", c.Connections.RecoveryMaxAttempts, 0)
+	p.atLeast("connections.script_timeout_seconds", c.Connections.ScriptTimeoutSeconds, 1)
+	p.atLeast("connections.setup_timeout_seconds", c.Connections.SetupTimeoutSeconds, 1)
 
 	if _, err := zerolog.ParseLevel(c.Log.Level); err != nil || c.Log.Level == "" {
 		p.add("log.level", "must be one of trace, debug, info, warn, error, fatal, panic, disabled; got %q", c.Log.Level)
 	}
 	p.oneOf("log.format", c.Log.Format, "json", "console")
 }
+
+// maxMinFreeMB bounds persistence.min_free_mb (1 TiB): a larger value is
+// a unit mistake (bytes or KB for MB), not a watermark.
+const maxMinFreeMB = 1 << 20
 
 func indexed(key string, i int) string { return key + "[" + strconv.Itoa(i) + "]" }

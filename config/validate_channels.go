@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ func (c *Config) validateChannels(p *problems) {
 				"%q is not an origin; write scheme and host only, e.g. https://app.example.com", origin)
 		}
 	}
+	validateWebLimits(w, p)
 
 	t := c.Channels.Telegram
 	if t.Enabled {
@@ -45,6 +47,86 @@ func (c *Config) validateChannels(p *problems) {
 			p.add("channels.telegram.owner_chat_id", "must be a numeric chat id, got %q", t.OwnerChatID)
 		}
 	}
+}
+
+// validateWebLimits checks the socket caps, timeouts, trusted proxies,
+// allowed hosts and metrics token of the web channel.
+func validateWebLimits(w Web, p *problems) {
+	for _, l := range []struct {
+		key string
+		v   int
+	}{
+		{"max_text_bytes", w.MaxTextBytes},
+		{"max_sockets", w.MaxSockets},
+		{"max_sockets_per_ip", w.MaxSocketsPerIP},
+		{"max_unauthenticated_sockets", w.MaxUnauthenticatedSockets},
+		{"max_unauthenticated_sockets_per_ip", w.MaxUnauthenticatedSocketsPerIP},
+		{"max_owner_sockets", w.MaxOwnerSockets},
+		{"idle_timeout_seconds", w.IdleTimeoutSeconds},
+		{"header_timeout_seconds", w.HeaderTimeoutSeconds},
+		{"body_timeout_seconds", w.BodyTimeoutSeconds},
+	} {
+		p.atLeast("channels.web."+l.key, l.v, 1)
+	}
+	for i, proxy := range w.TrustedProxies {
+		if !validProxy(proxy) {
+			p.add(indexed("channels.web.trusted_proxies", i),
+				"%q is neither an IP nor a CIDR; write e.g. 10.0.0.1 or 10.0.0.0/8", proxy)
+		}
+	}
+	for i, host := range w.AllowedHosts {
+		if !validAllowedHost(host) {
+			p.add(indexed("channels.web.allowed_hosts", i),
+				"%q is not a host; write the name the browser uses, e.g. chat.example.com or chat.example.com:8443 (no scheme, path or wildcard)", host)
+		}
+	}
+	if w.MetricsToken != "" && len(w.MetricsToken) < minAuthTokenChars {
+		p.add("channels.web.metrics_token", "is shorter than %d characters; use a long random value (e.g. openssl rand -hex 32)", minAuthTokenChars)
+	}
+}
+
+// validProxy accepts an IP or a CIDR.
+func validProxy(s string) bool {
+	s = strings.TrimSpace(s)
+	if _, err := netip.ParsePrefix(s); err == nil {
+		return true
+	}
+	_, err := netip.ParseAddr(s)
+	return err == nil
+}
+
+// validAllowedHost accepts "name", "name:port", "[v6]" and "[v6]:port".
+func validAllowedHost(s string) bool {
+	s = strings.TrimSpace(s)
+	name, port := s, ""
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return false
+		}
+		name = s[1:end]
+		if rest := s[end+1:]; rest != "" {
+			var ok bool
+			if port, ok = strings.CutPrefix(rest, ":"); !ok {
+				return false
+			}
+		}
+		if a, err := netip.ParseAddr(name); err != nil || !a.Is6() {
+			return false
+		}
+	} else if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		name, port = s[:i], s[i+1:]
+	}
+	if name == "" || strings.ContainsAny(name, ":*/@ ") && !strings.HasPrefix(s, "[") {
+		return false
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 0 || n > 65535 || port[0] == '+' || port[0] == '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // validOrigin accepts "scheme://host[:port]" with scheme http or https.

@@ -19,13 +19,21 @@ func (c *Config) validatePaths(p *problems) {
 	if c.DataDir == "" || sb.VerifyDir == "" || sb.CustomerContextDir == "" {
 		return
 	}
-	data, err1 := canonical(c.DataDir)
-	verify, err2 := canonical(sb.VerifyDir)
-	cust, err3 := canonical(sb.CustomerContextDir)
-	if err := errors.Join(err1, err2, err3); err != nil {
-		p.add("sandbox", "cannot resolve directories: %v", err)
+	var resolved [3]string
+	failed := false
+	for i, d := range []struct{ key, path string }{
+		{"data_dir", c.DataDir}, {"sandbox.verify_dir", sb.VerifyDir}, {"sandbox.customer_context_dir", sb.CustomerContextDir},
+	} {
+		var err error
+		if resolved[i], err = canonical(d.path); err != nil {
+			p.add(d.key, "cannot resolve %s: %v; it must be a directory, or a path whose existing parts are directories", d.path, err)
+			failed = true
+		}
+	}
+	if failed {
 		return
 	}
+	data, verify, cust := resolved[0], resolved[1], resolved[2]
 
 	switch {
 	case verify == cust:

@@ -53,6 +53,22 @@ func TestValidateRules(t *testing.T) {
 			c.Channels.Telegram = Telegram{Enabled: true, Token: "t", OwnerChatID: "me"}
 		}, []string{"silas.channels.telegram.owner_chat_id", "numeric"}},
 
+		// persistence
+		{"negative watermark", func(t *testing.T, c *Config) { c.Persistence.MinFreeMB = -1 },
+			[]string{"silas.persistence.min_free_mb", "between 0 (off) and", "got -1"}},
+		{"watermark in bytes by mistake", func(t *testing.T, c *Config) { c.Persistence.MinFreeMB = 256 << 20 },
+			[]string{"silas.persistence.min_free_mb", "the default is 256"}},
+
+		{"data dir under a regular file", func(t *testing.T, c *Config) {
+			root := dirs(t, c)
+			file := filepath.Join(root, "file")
+			if err := os.WriteFile(file, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c.DataDir = filepath.Join(file, "data")
+			c.Sandbox.VerifyDir = filepath.Join(root, "verify")
+		}, []string{"silas.data_dir", "cannot resolve", "file/data", "must be a directory"}},
+
 		// sandbox paths
 		{"verify and customer dirs equal", func(t *testing.T, c *Config) {
 			dirs(t, c)
@@ -238,6 +254,7 @@ func TestValidateAccepts(t *testing.T) {
 		}},
 		{"loopback variants", func(t *testing.T, c *Config) { c.Channels.Web.Host = "::1" }},
 		{"port zero picks a free port", func(t *testing.T, c *Config) { c.Channels.Web.Port = 0 }},
+		{"watermark off", func(t *testing.T, c *Config) { c.Persistence.MinFreeMB = 0 }},
 		{"existing private customer dir", func(t *testing.T, c *Config) {
 			dirs(t, c)
 			if err := os.MkdirAll(c.Sandbox.CustomerContextDir, 0o700); err != nil {

@@ -371,3 +371,60 @@ type ConnectionStatusEvent struct {
 	Status       ConnectionStatus `json:"status"`
 	Detail       string           `json:"detail,omitempty"`
 }
+
+// ConnectionApprovalEvent is the card that asks the owner whether to
+// connect (spec 5.10.1 step 2): an approval_request of scope
+// connection_manage. Its risk is medium for read-only access, high for
+// anything that can act.
+type ConnectionApprovalEvent struct {
+	Type       string            `json:"type"` // approval_request
+	RequestID  string            `json:"request_id"`
+	Scope      ApprovalScope     `json:"scope"`
+	Title      string            `json:"title"`
+	Body       string            `json:"body"`
+	RiskLevel  string            `json:"risk_level"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+	Connection ConnectionSummary `json:"connection"`
+}
+
+// ConnectionSummary is what the owner's surfaces show of a connection:
+// never its credential ref's value, never a credential.
+type ConnectionSummary struct {
+	ConnectionID       string                 `json:"connection_id"`
+	Name               string                 `json:"name"`
+	SkillName          string                 `json:"skill_name"`
+	Provider           string                 `json:"provider,omitempty"`
+	AuthStrategy       AuthStrategy           `json:"auth_strategy"`
+	Status             ConnectionStatus       `json:"status"`
+	Permissions        []ConnectionPermission `json:"permissions"`
+	PermissionsGranted []string               `json:"permissions_granted"`
+	RequestedScopes    []string               `json:"requested_scopes,omitempty"`
+	Account            string                 `json:"account,omitempty"`
+	TokenExpiresAt     *time.Time             `json:"token_expires_at,omitempty"`
+	LastHealthCheck    *time.Time             `json:"last_health_check,omitempty"`
+	LastError          string                 `json:"last_error,omitempty"`
+}
+
+// Summary returns what the owner's surfaces show of c.
+func (c *Connection) Summary() ConnectionSummary {
+	return ConnectionSummary{
+		ConnectionID: c.ConnectionID, Name: c.Name, SkillName: c.SkillName, AuthStrategy: c.AuthStrategy, Status: c.Status,
+		Permissions: c.Permissions, PermissionsGranted: c.PermissionsGranted, Account: c.Account,
+		TokenExpiresAt: c.TokenExpiresAt, LastHealthCheck: c.LastHealthCheck, LastError: c.LastError,
+	}
+}
+
+// PermissionEscalationEvent asks the owner for more access for a
+// connection (spec 5.10.2): Approve, Just this once (a single-use token)
+// or Deny.
+type PermissionEscalationEvent struct {
+	Type                 string    `json:"type"`
+	RequestID            string    `json:"request_id"`
+	ConnectionID         string    `json:"connection_id"`
+	ConnectionName       string    `json:"connection_name"`
+	CurrentPermissions   []string  `json:"current_permissions"`
+	RequestedPermissions []string  `json:"requested_permissions"`
+	Reason               string    `json:"reason"`
+	RiskLevel            string    `json:"risk_level"`
+	ExpiresAt            time.Time `json:"expires_at"`
+}

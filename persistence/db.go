@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -31,6 +32,7 @@ type DB struct {
 
 	commit *committer
 	audit  auditHead
+	space  *spaceMonitor // nil InMemory
 
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -58,6 +60,30 @@ func Open(ctx context.Context, o Options) (*DB, error) {
 // memtable), far more than a turn writes.
 const memTableSize = 32 << 20
 
+// valueLogFileSize bounds Badger's value log files. Badger maps each one
+// at twice this size as a sparse file and writes values of 1 MB and more
+// into it (smaller ones stay in the LSM tree); Badger's default of 1 GB
+// would leave a 2 GB hole whose pages another process filling the disk
+// could deny, which is a SIGBUS, not an error. Values over MaxValueBytes
+// are refused before they reach Badger, so the value log stays small.
+const valueLogFileSize = 16 << 20
+
+// badgerOptions are the Badger options of o.
+func badgerOptions(o Options) badger.Options {
+	bo := badger.DefaultOptions(o.Dir).
+		WithInMemory(o.InMemory).
+		WithSyncWrites(o.SyncWrites).
+		WithLogger(newBadgerLogger(o.Logger, o.VerboseStorageLog)).
+		WithMemTableSize(memTableSize).
+		WithValueLogFileSize(valueLogFileSize)
+	if o.memTableSize > 0 {
+		// Badger refuses a value threshold above its batch size (15% of
+		// the memtable).
+		bo = bo.WithMemTableSize(o.memTableSize).WithValueThreshold(o.memTableSize / 16)
+	}
+	return bo
+}
+
 func open(ctx context.Context, o Options, ms []migration) (*DB, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open persistence: %w", err)
@@ -68,21 +94,15 @@ func open(ctx context.Context, o Options, ms []migration) (*DB, error) {
 	case !o.InMemory && o.Dir == "":
 		return nil, fmt.Errorf("open persistence: Dir is empty: %w", ErrInvalid)
 	}
-	bo := badger.DefaultOptions(o.Dir).
-		WithInMemory(o.InMemory).
-		WithSyncWrites(o.SyncWrites).
-		WithLogger(newBadgerLogger(o.Logger, o.VerboseStorageLog)).
-		WithMemTableSize(memTableSize)
-	if o.memTableSize > 0 {
-		// Badger refuses a value threshold above its batch size (15% of
-		// the memtable).
-		bo = bo.WithMemTableSize(o.memTableSize).WithValueThreshold(o.memTableSize / 16)
-	}
-	bdb, err := badger.Open(bo)
+	bdb, err := badger.Open(badgerOptions(o))
 	if err != nil {
 		return nil, fmt.Errorf("open badger at %q: %w", o.Dir, err)
 	}
 	d := &DB{bdb: bdb, opts: o, commit: newCommitter(bdb, o)}
+	if !o.InMemory {
+		d.space = newSpaceMonitor(o)
+		d.space.start()
+	}
 	d.commit.start()
 	if err := d.start(ctx, ms); err != nil {
 		if cerr := d.Close(); cerr != nil {
@@ -113,12 +133,22 @@ func (d *DB) start(ctx context.Context, ms []migration) error {
 
 // Close stops accepting writes (they fail with ErrClosed), waits until every
 // write already submitted is committed and answered, then releases the
-// sequences and closes Badger, flushing memtables. It is safe to call more
-// than once; later calls return the first result.
+// sequences and closes Badger, flushing memtables. On a disk with no room
+// for that flush it leaves Badger open instead and returns ErrDiskFull
+// (space.go): every write is in the write-ahead log, replayed at the next
+// Open. It is safe to call more than once; later calls return the first
+// result.
 func (d *DB) Close() error {
 	d.closeOnce.Do(func() {
 		d.closed.Store(true)
 		d.commit.close()
+		if d.space != nil {
+			d.space.close()
+			if err := d.space.noRoomToFlush(); err != nil {
+				d.closeErr = err
+				return
+			}
+		}
 		var errs []error
 		for _, s := range []*badger.Sequence{d.queueSeq, d.outboxSeq} {
 			if s != nil {
@@ -188,6 +218,9 @@ func (d *DB) updateSized(ctx context.Context, size int64, fn func(txn *wtxn) err
 	if err := d.check(ctx); err != nil {
 		return err
 	}
+	if err := d.Space().criticalRefusal(); err != nil {
+		return err
+	}
 	return d.commit.submit(ctx, size, fn)
 }
 
@@ -208,6 +241,8 @@ func mapBadgerErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrTooLarge, err)
 	case errors.Is(err, badger.ErrDBClosed):
 		return fmt.Errorf("%w: %w", ErrClosed, err)
+	case errors.Is(err, syscall.ENOSPC):
+		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	}
 	return err
 }

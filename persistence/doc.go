@@ -68,6 +68,27 @@
 // InMemory databases keep nothing after Close; they exist for tests and
 // ephemeral runs.
 //
+// # Disk space
+//
+// With Options.MinFreeBytes set, the DB measures the free space of its
+// directory's file system every second (space.go). Below the watermark,
+// Queue.Enqueue refuses new messages with ErrDiskFull, DB.Space reports
+// Low and DB.AcceptingWork says why; every other write goes on, so turns
+// already accepted finish inside the room the watermark keeps. Under a
+// quarter of the watermark every write fails with ErrDiskFull (reads go
+// on). Freed space is noticed within a second, without a restart. Badger's memory-mapped
+// write-ahead log is allocated on disk as soon as Badger creates it, and
+// its value log files are kept small, so that running out of space shows
+// as an error (ENOSPC maps to ErrDiskFull) rather than as SIGBUS.
+//
+// # Backup and restore
+//
+// DB.Backup streams a consistent copy of the whole database while it
+// serves (backup.go documents the framed, checksummed format);
+// VerifyBackup checks a copy without a database, and Restore creates a
+// new data dir from one, refusing a non-empty directory or an incomplete
+// copy.
+//
 // # Idempotency
 //
 // Message ids are the idempotency key (spec 19.2.3): Queue.Enqueue reports

@@ -47,3 +47,10 @@ var ErrTooLarge = errors.New("persistence: value or batch too large; split it or
 // work without retrying; unfinished messages are re-run from Queue.Pending
 // on the next start.
 var ErrClosed = errors.New("persistence: database is closed")
+
+// ErrDiskFull means the data dir's file system has less free space than
+// Options.MinFreeBytes (persistence.min_free_mb), or a write failed with
+// ENOSPC. New messages are refused so that turns in flight can still
+// finish; tell the sender to try again later, and the operator to free
+// space. The store recovers by itself once space is freed.
+var ErrDiskFull = errors.New("persistence: the disk is almost full")

@@ -31,11 +31,19 @@ type Options struct {
 	// ProcessedTTL is how long processed/acked message markers are kept for
 	// idempotency (spec 19.2.3). Zero means DefaultProcessedTTL.
 	ProcessedTTL time.Duration
+	// MinFreeBytes is the free-space watermark (persistence.min_free_mb):
+	// while Dir's file system has less free, Queue.Enqueue refuses new
+	// messages with ErrDiskFull and DB.Space reports Low (space.go). Zero
+	// turns the check off, and with it the preallocation of Badger's
+	// write-ahead log that keeps a full disk from crashing the process.
+	MinFreeBytes int64
 
 	// Knobs for tests, zero meaning the default.
-	memTableSize   int64 // Badger memtable size; bounds its transaction size
-	maxGroupWrites int   // writes per commit group (defaultMaxGroupWrites)
-	maxGroupBytes  int64 // estimated bytes per commit group (half Badger's max batch)
+	memTableSize   int64                                     // Badger memtable size; bounds its transaction size
+	maxGroupWrites int                                       // writes per commit group (defaultMaxGroupWrites)
+	maxGroupBytes  int64                                     // estimated bytes per commit group (half Badger's max batch)
+	spaceInterval  time.Duration                             // free-space checks (DefaultSpaceCheckInterval)
+	statfs         func(dir string) (free uint64, err error) // measures free space (freeBytes)
 }
 
 func (o Options) processedTTL() time.Duration {

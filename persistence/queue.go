@@ -67,7 +67,9 @@ func (r *QueueRecord) validate() error {
 // Enqueue stores rec at the tail of its scope's queue in state queued. If
 // the message id is already queued, leased or dead-lettered in that scope,
 // or was acked within Options.ProcessedTTL, it writes nothing and returns
-// dup=true (the channel redelivered it). Enqueues of many scopes share one
+// dup=true (the channel redelivered it). While the data dir's free space
+// is below Options.MinFreeBytes it writes nothing and returns an error
+// wrapping ErrDiskFull. Enqueues of many scopes share one
 // commit (and disk sync); see the package doc for what a nil error and a
 // ctx error mean.
 func (q Queue) Enqueue(ctx context.Context, rec QueueRecord) (dup bool, err error) {
@@ -100,6 +102,12 @@ func (q Queue) Enqueue(ctx context.Context, rec QueueRecord) (dup bool, err erro
 				isDup = true
 				return nil
 			}
+		}
+		if err := q.d.Space().Refusal(); err != nil {
+			// A new message starts new work: refuse it while the disk
+			// is almost full (space.go); a redelivery above is still
+			// answered, since it writes nothing.
+			return err
 		}
 		if seq == 0 {
 			// Allocated on the first staging, in commit order, and reused

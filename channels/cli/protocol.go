@@ -63,6 +63,12 @@ type event struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
 	Detail string `json:"detail"`
+
+	// raw is the frame as received: the connection cards decode it into
+	// their messages types (conncard.go).
+	raw []byte
+	// card is set on a queued connection card.
+	card *connCard
 }
 
 // isCard reports whether t is an interactive server event the CLI cannot
@@ -71,8 +77,7 @@ type event struct {
 func isCard(t string) bool {
 	switch t {
 	case "gate_approval", "checkpoint", "batch_review", "draft_review", "decision",
-		"suggestion", "autonomy_threshold_review", "secure_input_request",
-		"connection_setup_step", "permission_escalation", "connection_failure":
+		"suggestion", "autonomy_threshold_review":
 		return true
 	}
 	return false

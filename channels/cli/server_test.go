@@ -18,6 +18,10 @@ type frame struct {
 	MessageID string `json:"message_id"`
 	RequestID string `json:"request_id"`
 	Verdict   string `json:"verdict"`
+	// connection cards' answers
+	StepType       string `json:"step_type"`
+	Action         string `json:"action"`
+	SelectedAction string `json:"selected_action"`
 }
 
 // peer is the server side of one test connection.

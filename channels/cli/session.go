@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // session is one chat connection. Only loop and the methods it calls touch
@@ -24,19 +26,23 @@ type session struct {
 	done    chan struct{}
 
 	outstanding string  // message_id awaiting its answer
-	approvals   []event // approval requests; the head is being asked
+	approvals   []event // approval requests and connection cards; the head is being asked
 	reading     bool    // a line has been asked for
 	eof         bool    // input has ended
+	// waitConn is the connection whose next card or status the session
+	// waits for before it reads a chat line (connsession.go).
+	waitConn string
+	open     bool // a question ends the last line printed
 }
 
 // loop is the session's state machine; see the package doc for the rules.
 func (s *session) loop(ctx context.Context) error {
 	for {
-		if s.eof && s.outstanding == "" {
+		if s.eof && !s.waiting() {
 			s.closeNormally()
 			return nil
 		}
-		if !s.reading && !s.eof && (s.outstanding == "" || len(s.approvals) > 0) {
+		if !s.reading && !s.eof && (!s.waiting() || len(s.approvals) > 0) {
 			s.want <- struct{}{}
 			s.reading = true
 		}
@@ -59,19 +65,23 @@ func (s *session) loop(ctx context.Context) error {
 }
 
 func (s *session) onLine(l inputLine) error {
+	s.open = false
 	if l.eof {
 		s.eof = true
 		if l.err != nil {
 			return fmt.Errorf("read input: %w", l.err)
 		}
 		for len(s.approvals) > 0 {
-			if err := s.answerApproval(false, "end of input"); err != nil {
+			if err := s.answerAtEOF(); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	if len(s.approvals) > 0 {
+		if isChoice(s.approvals[0]) {
+			return s.answerConn(l.text)
+		}
 		answer := strings.ToLower(strings.TrimSpace(l.text))
 		return s.answerApproval(answer == "y" || answer == "yes", "")
 	}
@@ -84,6 +94,9 @@ func (s *session) onLine(l inputLine) error {
 		return s.writeFailed(err)
 	}
 	s.outstanding = id
+	if isConnectLine(text) {
+		s.waitConn = waitConnect
+	}
 	return nil
 }
 
@@ -95,14 +108,17 @@ func (s *session) onEvent(ev event) error {
 	case "error":
 		fmt.Fprintf(s.opts.Err, "error: %s (%s)\n", ev.Message, ev.Code)
 		s.settle(ev.ReplyTo)
+		if ev.ReplyTo == "" {
+			s.waitConn = "" // a refused card answer: its outcome will not come
+		}
 	case "approval_request":
-		s.approvals = append(s.approvals, ev)
-		if s.eof {
-			return s.answerApproval(false, "end of input")
+		if ev.Scope == string(messages.ApprovalConnectionManage) {
+			return s.onConnEvent(ev)
 		}
-		if len(s.approvals) == 1 {
-			s.prompt(ev)
-		}
+		return s.enqueue(ev)
+	case messages.EventConnectionSetupStep, messages.EventConnectionFailure, messages.EventSecureInputRequest,
+		messages.EventConnectionStatus, messages.EventPermissionEscalation:
+		return s.onConnEvent(ev)
 	case "skill_install_result":
 		fmt.Fprintf(s.opts.Out, "skill %s: %s", printable(ev.Name), printable(ev.Status))
 		if ev.Detail != "" {
@@ -125,6 +141,7 @@ func (s *session) onEvent(ev event) error {
 func (s *session) settle(replyTo string) {
 	if replyTo == "" || replyTo == s.outstanding {
 		s.outstanding = ""
+		s.settleConnect()
 	}
 }
 
@@ -133,15 +150,20 @@ func (s *session) settle(replyTo string) {
 // summary fields of spec 8.1.
 func (s *session) prompt(ev event) {
 	out := s.opts.Out
+	s.open = true
+	if ev.card != nil {
+		ev.card.write(out, time.Now())
+		return
+	}
 	fmt.Fprintf(out, "approval requested: %s\n", printable(ev.Title))
 	if ev.Skill != nil {
 		writeSkillCard(out, ev.Skill)
-		fmt.Fprint(out, "install this skill? [y/N] ")
+		fmt.Fprint(out, question(ev))
 		return
 	}
 	if ev.Plan != nil {
 		writePlanCard(out, ev.Plan, "  ")
-		fmt.Fprint(out, "approve? [y/N] ")
+		fmt.Fprint(out, question(ev))
 		return
 	}
 	if ev.Body != "" {
@@ -155,7 +177,7 @@ func (s *session) prompt(ev event) {
 	if len(ev.Verify) > 0 && string(ev.Verify) != "null" {
 		fmt.Fprintf(out, "verify: %s\n", printable(string(ev.Verify)))
 	}
-	fmt.Fprint(out, "approve? [y/N] ")
+	fmt.Fprint(out, question(ev))
 }
 
 // answerApproval answers the head approval request and prompts for the next.
@@ -174,6 +196,9 @@ func (s *session) answerApproval(approve bool, why string) error {
 	err := s.write(approvalResponseFrame{Type: "approval_response", RequestID: req.RequestID, Verdict: verdict})
 	if err != nil {
 		return s.writeFailed(err)
+	}
+	if approve && req.card != nil && req.card.connID != "" {
+		s.waitConn = req.card.connID // its setup's first step comes next
 	}
 	if len(s.approvals) > 0 && !s.eof {
 		s.prompt(s.approvals[0])
@@ -201,6 +226,7 @@ func (s *session) readEvents() {
 			s.readErr <- fmt.Errorf("%w: malformed frame from server: %v", ErrClosed, err)
 			return
 		}
+		ev.raw = data
 		select {
 		case s.events <- ev:
 		case <-s.done:

@@ -7,9 +7,16 @@ import "errors"
 var ErrInvalidJSON = errors.New("web: frame is not a JSON object")
 
 // ErrFieldType means a known field of a client frame has the wrong JSON type
-// or appears twice. The transport answers with CodeInvalidJSON and keeps the
-// connection.
+// or appears twice. It comes wrapped in a *FieldError naming the field; the
+// transport answers CodeBadRequest (CodeInvalidJSON for "type") and keeps
+// the connection.
 var ErrFieldType = errors.New("web: frame field has the wrong type")
+
+// ErrInvalidField means a field of a client frame holds a value the
+// protocol does not allow (too long, characters outside its alphabet, a NUL
+// byte). It comes wrapped in a *FieldError naming the field; the transport
+// answers CodeBadRequest and keeps the connection.
+var ErrInvalidField = errors.New("web: frame field is invalid")
 
 // ErrMissingType means a client frame has no non-empty string "type". The
 // transport answers with CodeInvalidJSON and keeps the connection.

@@ -21,6 +21,9 @@ const (
 	CodeMethodNotAllowed Code = "method_not_allowed"
 	CodeUnavailable      Code = "unavailable"
 	CodeBadRequest       Code = "bad_request"
+	CodeHostNotAllowed   Code = "host_not_allowed"
+	CodeTooManySockets   Code = "too_many_connections"
+	CodeIdleTimeout      Code = "idle_timeout"
 )
 
 // codeInfo is one row of the code table.
@@ -32,7 +35,7 @@ type codeInfo struct {
 // codeTable is the one table of codes and their default messages, each
 // saying what the client should do. It is an array value, so reading it
 // allocates nothing and nobody can change it.
-func codeTable() [14]codeInfo {
+func codeTable() [17]codeInfo {
 	return [...]codeInfo{
 		{CodeInvalidJSON, "The frame is not a JSON object with a string \"type\" field; fix the frame and send it again."},
 		{CodeUnknownType, "The server does not know this frame type; check the client against the protocol of spec 8.1."},
@@ -44,10 +47,13 @@ func codeTable() [14]codeInfo {
 		{CodeNotSupported, "This is not supported here; send JSON text frames as described in spec 8.1."},
 		{CodeInternal, "Something went wrong on the server; try again, and check the server log if it persists."},
 		{CodeNotFound, "Nothing is served at this path; check the URL."},
-		{CodeForbidden, "This request is not allowed from here; use the same origin, loopback, or a valid bearer token."},
+		{CodeForbidden, "This request is not allowed from here; use the same origin, or a valid bearer token."},
 		{CodeMethodNotAllowed, "This path does not accept this HTTP method; check the method."},
 		{CodeUnavailable, "The server is shutting down; reconnect in a moment."},
-		{CodeBadRequest, "The request is malformed; /ws and /chat accept only WebSocket upgrades."},
+		{CodeBadRequest, "The request or frame is malformed; the message names the field to fix. /ws and /chat accept only WebSocket upgrades."},
+		{CodeHostNotAllowed, "This server does not answer to this host name; the operator adds it to silas.channels.web.allowed_hosts."},
+		{CodeTooManySockets, "Too many connections are open; close one or try again later."},
+		{CodeIdleTimeout, "No message arrived in time, so the connection was closed; reconnect when you want to talk."},
 	}
 }
 
@@ -83,6 +89,7 @@ type ErrorEvent struct {
 	Code        Code   `json:"code"`
 	Message     string `json:"message"`
 	RequestType string `json:"request_type,omitempty"` // type of the frame that caused it, if known
+	Field       string `json:"field,omitempty"`        // the frame field to fix (bad_request), if any
 }
 
 // NewError returns an ErrorEvent for code with its default message.

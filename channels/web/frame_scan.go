@@ -178,7 +178,7 @@ func (d *decoder) field(f *Frame, key string, seen *uint32) error {
 		return d.skip(0)
 	}
 	if *seen&(1<<k) != 0 {
-		return fmt.Errorf("%w: field %q appears twice", ErrFieldType, key)
+		return &FieldError{Field: key, Problem: "appears twice; send it once", kind: ErrFieldType}
 	}
 	*seen |= 1 << k
 	switch k {
@@ -516,5 +516,5 @@ func (d *decoder) syntax(msg string) error {
 }
 
 func (d *decoder) fieldType(key, want string) error {
-	return fmt.Errorf("%w: field %q must be %s", ErrFieldType, key, want)
+	return &FieldError{Field: key, Problem: "must be " + want, kind: ErrFieldType}
 }

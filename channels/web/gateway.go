@@ -4,7 +4,8 @@ package web
 type ConnInfo struct {
 	ID          string // unique per connection
 	Path        string // "/ws" (owner) or "/chat" (chatbot customer)
-	RemoteIP    string
+	RemoteIP    string // the client: the TCP peer, or X-Forwarded-For from a trusted proxy
+	PeerIP      string // the TCP peer
 	BearerToken string // token offered in Sec-WebSocket-Protocol, "" if none
 }
 

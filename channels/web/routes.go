@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/json"
-	"net"
 	"strconv"
 	"strings"
 
@@ -14,8 +13,18 @@ import (
 	"github.com/silas-ai/silas/runtime/metrics"
 )
 
-// handle routes every HTTP request.
+// handle routes every HTTP request. A Host that is not allowed is refused
+// before any route: a page on another site that rebinds its DNS name to
+// this address must not reach the daemon.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	if host := ctx.Host(); !s.hosts.allows(string(host)) {
+		s.met.Errors.With(string(CodeHostNotAllowed)).Inc()
+		s.log.Debug().Str("host", truncateReason(string(host))).Str("remote_ip", ctx.RemoteIP().String()).Msg("request for a host that is not allowed")
+		writeHTTPErrorMessage(ctx, fasthttp.StatusMisdirectedRequest, CodeHostNotAllowed,
+			"This server does not answer to host "+strconv.Quote(truncateReason(string(host)))+
+				"; if it should, add it to silas.channels.web.allowed_hosts.")
+		return
+	}
 	path := ctx.Path()
 	switch string(path) {
 	case "/ws":
@@ -30,6 +39,9 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		return
 	case "/health":
 		s.serveHealth(ctx)
+		return
+	case "/ready":
+		s.serveReady(ctx)
 		return
 	case "/metrics":
 		s.serveMetrics(ctx)
@@ -67,15 +79,14 @@ func (s *Server) serveHealth(ctx *fasthttp.RequestCtx) {
 	ctx.SetBody(b)
 }
 
-// serveMetrics answers the Prometheus exposition to loopback callers and to
-// callers holding the auth token.
+// serveMetrics answers the Prometheus exposition to callers holding the
+// owner token or the metrics token.
 func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		writeHTTPError(ctx, fasthttp.StatusMethodNotAllowed, CodeMethodNotAllowed)
 		return
 	}
-	if !metricsAllowed(ctx.RemoteIP(), string(ctx.Request.Header.Peek("Authorization")), s.opts.AuthToken) {
-		writeHTTPError(ctx, fasthttp.StatusForbidden, CodeForbidden)
+	if !s.metricsAllowed(ctx) {
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")
@@ -89,29 +100,54 @@ func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
 
 // servePprof serves Go's profiles, to the same callers as /metrics.
 func (s *Server) servePprof(ctx *fasthttp.RequestCtx) {
-	if !metricsAllowed(ctx.RemoteIP(), string(ctx.Request.Header.Peek("Authorization")), s.opts.AuthToken) {
-		writeHTTPError(ctx, fasthttp.StatusForbidden, CodeForbidden)
+	if !s.metricsAllowed(ctx) {
 		return
 	}
 	pprofhandler.PprofHandler(ctx)
 }
 
-// metricsAllowed decides access to /metrics: any loopback caller, or a
-// caller sending "Authorization: Bearer <token>" when a token is configured.
-func metricsAllowed(remote net.IP, authorization, token string) bool {
-	if remote != nil && remote.IsLoopback() {
+// metricsAllowed lets a caller with "Authorization: Bearer <owner or
+// metrics token>" through, and answers 401 to any other. Being on loopback
+// is no credential: every local process and every page the owner's browser
+// opens can reach loopback.
+func (s *Server) metricsAllowed(ctx *fasthttp.RequestCtx) bool {
+	if bearerMatches(string(ctx.Request.Header.Peek("Authorization")), s.tokens) {
 		return true
 	}
+	ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="silas"`)
+	writeHTTPErrorMessage(ctx, fasthttp.StatusUnauthorized, CodeUnauthorized,
+		"This endpoint needs \"Authorization: Bearer <token>\" with the owner token (silas token) or silas.channels.web.metrics_token.")
+	return false
+}
+
+// bearerMatches reports whether authorization is "Bearer <t>" for one of
+// tokens, comparing in constant time.
+func bearerMatches(authorization string, tokens [][]byte) bool {
 	const scheme = "Bearer "
-	if token == "" || len(authorization) < len(scheme) || !strings.EqualFold(authorization[:len(scheme)], scheme) {
+	if len(authorization) < len(scheme) || !strings.EqualFold(authorization[:len(scheme)], scheme) {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(authorization[len(scheme):]), []byte(token)) == 1
+	got := []byte(authorization[len(scheme):])
+	ok := 0
+	for _, t := range tokens {
+		ok |= subtle.ConstantTimeCompare(got, t)
+	}
+	return ok == 1
 }
 
 // writeHTTPError answers status with an ErrorEvent as the JSON body.
 func writeHTTPError(ctx *fasthttp.RequestCtx, status int, code Code) {
-	body, err := json.Marshal(NewError(code, ""))
+	writeHTTPErrorMessage(ctx, status, code, "")
+}
+
+// writeHTTPErrorMessage is writeHTTPError with a message of its own; ""
+// keeps the code's default message.
+func writeHTTPErrorMessage(ctx *fasthttp.RequestCtx, status int, code Code, message string) {
+	ev := NewError(code, "")
+	if message != "" {
+		ev.Message = message
+	}
+	body, err := json.Marshal(ev)
 	if err != nil { // cannot happen: ErrorEvent holds only strings
 		body = []byte(`{"type":"error","code":"internal"}`)
 	}
@@ -132,6 +168,8 @@ func codeForStatus(status int) Code {
 		return CodeBadRequest
 	case fasthttp.StatusServiceUnavailable:
 		return CodeUnavailable
+	case fasthttp.StatusTooManyRequests:
+		return CodeTooManySockets
 	}
 	return CodeInternal
 }

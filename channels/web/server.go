@@ -30,7 +30,12 @@ type Server struct {
 	upgrader websocket.FastHTTPUpgrader
 	http     *fasthttp.Server
 	tasks    *tracker
-	open     atomic.Int64 // sockets registered
+	open     atomic.Int64  // sockets registered
+	admit    *admission    // socket caps per pool and client IP
+	hosts    hostAllowlist // Host headers served
+	proxies  proxies       // peers whose X-Forwarded-For is believed
+	tokens   [][]byte      // bearer tokens that may read /metrics and pprof
+	owner    []byte        // the owner token; nil if none
 
 	mu      sync.Mutex
 	ln      net.Listener
@@ -50,6 +55,10 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
 	}
+	trusted, err := parseProxies(opts.TrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidOptions, err)
+	}
 	s := &Server{
 		opts:    opts,
 		log:     opts.Logger.With().Str("component", "channels.web").Logger(),
@@ -58,6 +67,20 @@ func New(opts Options) (*Server, error) {
 		routes:  routes,
 		tasks:   newTracker(),
 		sockets: make(map[*socket]struct{}),
+		admit:   newAdmission(&opts),
+		hosts:   newHostAllowlist(opts.Host, opts.AllowedHosts),
+		proxies: trusted,
+	}
+	owner := opts.OwnerToken
+	if owner == "" {
+		owner = opts.AuthToken
+	}
+	if owner != "" {
+		s.owner = []byte(owner)
+		s.tokens = append(s.tokens, s.owner)
+	}
+	if opts.MetricsToken != "" {
+		s.tokens = append(s.tokens, []byte(opts.MetricsToken))
 	}
 	if opts.MessagesPerMinutePerIP > 0 {
 		s.limiter = ratelimit.NewKeyed(opts.MessagesPerMinutePerIP)
@@ -73,10 +96,16 @@ func New(opts Options) (*Server, error) {
 	s.http = &fasthttp.Server{
 		Handler:               s.handle,
 		NoDefaultServerHeader: true,
-		ReadTimeout:           30 * time.Second,
-		WriteTimeout:          30 * time.Second,
-		IdleTimeout:           60 * time.Second,
-		CloseOnShutdown:       true,
+		// ReadTimeout runs from the connection's first byte (or its
+		// opening) to the end of the headers: a client that trickles its
+		// headers is cut off. Once they are in, the body gets BodyTimeout.
+		ReadTimeout: opts.HeaderTimeout,
+		HeaderReceived: func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+			return fasthttp.RequestConfig{ReadTimeout: opts.BodyTimeout}
+		},
+		WriteTimeout:    30 * time.Second,
+		IdleTimeout:     60 * time.Second,
+		CloseOnShutdown: true,
 		// Sockets own their connections: closing one must really close it,
 		// so that a blocked read or write returns at once.
 		KeepHijackedConns: true,
@@ -215,7 +244,9 @@ func (s *Server) connections() int {
 	return int(s.open.Load())
 }
 
-// fasthttpLogger sends fasthttp's own messages to zerolog.
+// fasthttpLogger sends fasthttp's own messages to zerolog, at debug level:
+// they are about clients (timeouts, malformed requests), which anyone can
+// produce at will, so they must not flood the log.
 type fasthttpLogger struct{ l zerolog.Logger }
 
-func (f fasthttpLogger) Printf(format string, args ...any) { f.l.Warn().Msgf(format, args...) }
+func (f fasthttpLogger) Printf(format string, args ...any) { f.l.Debug().Msgf(format, args...) }

@@ -68,14 +68,20 @@ func TestHealthUsesCallback(t *testing.T) {
 	}
 }
 
-func TestMetricsOverLoopback(t *testing.T) {
-	s, _ := startServer(t, Options{AuthToken: "tok"})
+func TestMetricsNeedAToken(t *testing.T) {
+	s, _ := startServer(t, Options{OwnerToken: "owner-tok", MetricsToken: "scrape-tok"})
 	ws := mustDial(t, s, "/ws")
 	send(t, ws, `{"type":"message","text":"hi"}`)
 	mustNext(t, ws)
 	send(t, ws, `{bad`)
 	nextError(t, ws)
-	for _, auth := range []string{"", "Bearer tok", "Bearer wrong"} { // loopback needs no token
+	for _, auth := range []string{"", "Bearer wrong", "Bearer owner-tok-", "Basic b3duZXItdG9r"} { // loopback is no credential
+		code, body, h := httpGet(t, httpURL(s, "/metrics"), http.Header{"Authorization": {auth}})
+		if code != http.StatusUnauthorized || !strings.Contains(body, "metrics_token") || h.Get("WWW-Authenticate") == "" {
+			t.Errorf("auth %q: /metrics = %d %s", auth, code, body)
+		}
+	}
+	for _, auth := range []string{"Bearer owner-tok", "bearer scrape-tok"} {
 		checkFor(t, 5*time.Second, func() error { // counters update just after the write returns
 			code, body, h := httpGet(t, httpURL(s, "/metrics"), http.Header{"Authorization": {auth}})
 			if code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/plain; version=0.0.4") {
@@ -96,69 +102,70 @@ func TestMetricsOverLoopback(t *testing.T) {
 	}
 }
 
-// TestMetricsFromRemote drives the handler with a non-loopback remote
-// address, which a loopback socket cannot fake.
-func TestMetricsFromRemote(t *testing.T) {
+// TestMetricsTokens drives the handler directly, from loopback and from a
+// remote address: only the owner or metrics token opens /metrics.
+func TestMetricsTokens(t *testing.T) {
 	tests := []struct {
-		name  string
-		token string
-		auth  string
-		want  int
+		name string
+		opts Options
+		auth string
+		want int
 	}{
-		{"no header", "tok", "", 403},
-		{"wrong token", "tok", "Bearer nope", 403},
-		{"right token", "tok", "Bearer tok", 200},
-		{"scheme is case-insensitive", "tok", "bearer tok", 200},
-		{"basic auth", "tok", "Basic dG9r", 403},
-		{"no token configured", "", "Bearer ", 403},
+		{"no header", Options{OwnerToken: "tok"}, "", 401},
+		{"wrong token", Options{OwnerToken: "tok"}, "Bearer nope", 401},
+		{"owner token", Options{OwnerToken: "tok"}, "Bearer tok", 200},
+		{"auth token stands for the owner's", Options{AuthToken: "tok"}, "Bearer tok", 200},
+		{"metrics token", Options{OwnerToken: "tok", MetricsToken: "scrape"}, "Bearer scrape", 200},
+		{"scheme is case-insensitive", Options{OwnerToken: "tok"}, "bearer tok", 200},
+		{"basic auth", Options{OwnerToken: "tok"}, "Basic dG9r", 401},
+		{"no token configured", Options{}, "Bearer ", 401},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := New(Options{Gateway: &fakeGateway{}, AuthToken: tt.token})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var req fasthttp.Request
-			req.SetRequestURI("/metrics")
-			if tt.auth != "" {
-				req.Header.Set("Authorization", tt.auth)
-			}
-			var ctx fasthttp.RequestCtx
-			ctx.Init(&req, &net.TCPAddr{IP: net.ParseIP("203.0.113.5"), Port: 5555}, nil)
-			s.handle(&ctx)
-			if got := ctx.Response.StatusCode(); got != tt.want {
-				t.Errorf("status = %d, want %d (body %s)", got, tt.want, ctx.Response.Body())
-			}
-		})
+		for _, remote := range []string{"127.0.0.1", "203.0.113.5"} {
+			t.Run(tt.name+" from "+remote, func(t *testing.T) {
+				tt.opts.Gateway = &fakeGateway{}
+				s, err := New(tt.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var req fasthttp.Request
+				req.SetRequestURI("/metrics")
+				req.SetHost("localhost")
+				if tt.auth != "" {
+					req.Header.Set("Authorization", tt.auth)
+				}
+				var ctx fasthttp.RequestCtx
+				ctx.Init(&req, &net.TCPAddr{IP: net.ParseIP(remote), Port: 5555}, nil)
+				s.handle(&ctx)
+				if got := ctx.Response.StatusCode(); got != tt.want {
+					t.Errorf("status = %d, want %d (body %s)", got, tt.want, ctx.Response.Body())
+				}
+			})
+		}
 	}
 }
 
-func TestMetricsAllowed(t *testing.T) {
+func TestBearerMatches(t *testing.T) {
+	tokens := [][]byte{[]byte("tok"), []byte("scrape")}
 	tests := []struct {
-		name   string
-		remote string
-		auth   string
-		token  string
-		want   bool
+		auth string
+		want bool
 	}{
-		{"IPv4 loopback", "127.0.0.1", "", "", true},
-		{"other loopback address", "127.8.9.10", "", "tok", true},
-		{"IPv6 loopback", "::1", "", "", true},
-		{"IPv4-mapped loopback", "::ffff:127.0.0.1", "", "", true},
-		{"remote without header", "192.0.2.1", "", "tok", false},
-		{"remote with token", "192.0.2.1", "Bearer tok", "tok", true},
-		{"remote with wrong token", "192.0.2.1", "Bearer tok2", "tok", false},
-		{"remote with token prefix only", "192.0.2.1", "Bearer to", "tok", false},
-		{"remote, token not configured", "192.0.2.1", "Bearer ", "", false},
-		{"remote, missing scheme", "192.0.2.1", "tok", "tok", false},
-		{"unknown remote", "", "", "tok", false},
+		{"Bearer tok", true},
+		{"BEARER scrape", true},
+		{"Bearer tok2", false},
+		{"Bearer to", false},
+		{"Bearer ", false},
+		{"tok", false},
+		{"", false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := metricsAllowed(net.ParseIP(tt.remote), tt.auth, tt.token); got != tt.want {
-				t.Errorf("metricsAllowed = %v, want %v", got, tt.want)
-			}
-		})
+		if got := bearerMatches(tt.auth, tokens); got != tt.want {
+			t.Errorf("bearerMatches(%q) = %v, want %v", tt.auth, got, tt.want)
+		}
+	}
+	if bearerMatches("Bearer ", nil) {
+		t.Error("no tokens configured, yet an empty bearer matched")
 	}
 }
 
@@ -684,18 +691,17 @@ func TestKeepalive(t *testing.T) {
 
 func TestPprofOnlyWhenEnabled(t *testing.T) {
 	for _, enabled := range []bool{false, true} {
-		srv, _ := startServer(t, Options{Pprof: enabled})
-		resp, err := http.Get("http://" + srv.Addr().String() + "/debug/pprof/cmdline")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		srv, _ := startServer(t, Options{Pprof: enabled, OwnerToken: "tok"})
+		code, _, _ := httpGet(t, httpURL(srv, "/debug/pprof/cmdline"), http.Header{"Authorization": {"Bearer tok"}})
 		want := http.StatusNotFound
 		if enabled {
 			want = http.StatusOK
+			if code, _, _ := httpGet(t, httpURL(srv, "/debug/pprof/cmdline"), nil); code != http.StatusUnauthorized {
+				t.Errorf("pprof without a token: status %d, want 401", code)
+			}
 		}
-		if resp.StatusCode != want {
-			t.Errorf("pprof enabled=%v: status %d, want %d", enabled, resp.StatusCode, want)
+		if code != want {
+			t.Errorf("pprof enabled=%v: status %d, want %d", enabled, code, want)
 		}
 	}
 }

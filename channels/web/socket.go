@@ -19,6 +19,16 @@ const (
 	closeInternal        = websocket.CloseInternalServerErr
 )
 
+// Close codes a client may see from the transport's limits.
+const (
+	// CloseTryAgainLater (1013) closes a socket that did not fit its pool:
+	// too many sockets (the reason names the config key).
+	CloseTryAgainLater = websocket.CloseTryAgainLater
+	// CloseIdle (4008) closes a customer socket that sent no message within
+	// silas.channels.web.idle_timeout_seconds.
+	CloseIdle = 4008
+)
+
 // socket is one upgraded WebSocket: the Outbound handed to the Gateway, and
 // the state its reader and writer goroutines share.
 type socket struct {
@@ -27,7 +37,9 @@ type socket struct {
 	info ConnInfo
 	sess Conn // nil if the Gateway returned none
 	log  zerolog.Logger
+	pool pool // the admission pool it is counted in; read goroutine only
 
+	spoke     atomic.Bool       // a message frame arrived (ends the idle timeout)
 	queue     sendq             // encoded events for the writer
 	closeReq  chan closeRequest // capacity 1, filled once
 	closeOnce sync.Once

@@ -15,8 +15,17 @@ const maxRetainedBuf = 64 << 10
 // serveSocket runs one socket from attach to Closed, in the tracked read
 // goroutine: it starts the writer, reads until the socket ends, then waits
 // for the writer and tells the session.
-func (s *Server) serveSocket(ws *websocket.Conn, info ConnInfo) {
+func (s *Server) serveSocket(ws *websocket.Conn, info ConnInfo, p pool) {
+	if r := s.admit.take(p, info.RemoteIP); r != nil {
+		// Another upgrade took the last place since serveWS checked.
+		s.met.Errors.With(string(CodeTooManySockets)).Inc()
+		s.log.Debug().Str("path", info.Path).Str("remote_ip", info.RemoteIP).Str("limit", r.key).Msg("websocket refused: too many sockets")
+		closeNow(ws, CloseTryAgainLater, r.reason(), s.opts.WriteTimeout)
+		return
+	}
 	c := newSocket(s, ws, info)
+	c.pool = p
+	defer func() { s.admit.release(c.pool, info.RemoteIP) }()
 	if !s.register(c) {
 		refuse(ws, s.opts.WriteTimeout)
 		return
@@ -99,12 +108,51 @@ func (c *socket) readLoop() {
 		if cap(buf) > maxRetainedBuf {
 			buf = nil
 		}
+		if err == nil {
+			err = f.Validate(opts.MaxTextBytes)
+		}
 		if err != nil {
-			c.sendError(CodeInvalidJSON, err)
+			c.refuseFrame(f, err)
+			continue
+		}
+		if f.Type == TypeMessage {
+			c.spoke.Store(true)
+		}
+		if c.pool == poolPending && f.Type == TypeAuth && c.srv.isOwnerToken(f.Token) && !c.promote() {
 			continue
 		}
 		c.sess.Frame(f)
 	}
+}
+
+// refuseFrame answers a frame that did not decode or validate. It is the
+// client's error, so it is logged at debug level, without the frame.
+func (c *socket) refuseFrame(f *Frame, err error) {
+	requestType := ""
+	var fe *FieldError
+	if f != nil && (!errors.As(err, &fe) || fe.Field != "type") {
+		requestType = f.Type
+	}
+	ev := frameErrorEvent(err, requestType)
+	c.log.Debug().Err(err).Str("code", string(ev.Code)).Str("field", ev.Field).Msg("client frame refused")
+	c.Send(ev)
+}
+
+// promote moves a /ws socket that sent the owner token in its auth frame
+// from the unauthenticated pool to the owner's. If the owner's pool is
+// full, the socket is closed with 1013 and promote reports false.
+func (c *socket) promote() bool {
+	r := c.srv.admit.move(poolPending, poolOwner, c.info.RemoteIP)
+	if r == nil {
+		c.pool = poolOwner
+		return true
+	}
+	c.log.Warn().Str("limit", r.key).Msg("owner socket refused: too many owner sockets")
+	ev := NewError(CodeTooManySockets, TypeAuth)
+	ev.Message = r.message()
+	c.Send(ev)
+	c.closeWith(closeRequest{code: CloseTryAgainLater, reason: r.reason(), drain: true})
+	return false
 }
 
 // readEnded logs why reading stopped, quietly for ordinary closes.

@@ -12,6 +12,12 @@ func (c *socket) writeLoop() {
 	defer close(c.writeDone)
 	ping := time.NewTicker(c.srv.opts.PingInterval)
 	defer ping.Stop()
+	var idle <-chan time.Time // nil: no idle timeout
+	if c.info.Path == "/chat" {
+		t := time.NewTimer(c.srv.opts.IdleTimeout)
+		defer t.Stop()
+		idle = t.C
+	}
 	var batch [][]byte
 	for {
 		select { // a pending close goes before more data
@@ -37,10 +43,25 @@ func (c *socket) writeLoop() {
 				c.abort(err)
 				return
 			}
+		case <-idle:
+			idle = nil
+			c.idleExpired()
 		case <-c.readDone:
 			return
 		}
 	}
+}
+
+// idleExpired closes a customer socket that has sent no message since it
+// opened: an idle socket costs memory and a file descriptor, and a client
+// that means to talk reconnects when it does.
+func (c *socket) idleExpired() {
+	if c.spoke.Load() {
+		return
+	}
+	c.log.Debug().Dur("idle_timeout", c.srv.opts.IdleTimeout).Msg("closing customer socket that sent no message")
+	c.Send(NewError(CodeIdleTimeout, ""))
+	c.closeWith(closeRequest{code: CloseIdle, reason: "idle: no message within " + c.srv.opts.IdleTimeout.String(), drain: true})
 }
 
 // write sends one event; on failure it aborts the socket.

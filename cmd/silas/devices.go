@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -47,19 +46,11 @@ func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	cfg, err := c.load(nil)
+	_, tok, base, err := daemonAddress(&c, *daemonURL)
 	if err != nil {
 		return err
 	}
-	tok, err := ownerToken(cfg)
-	if err != nil {
-		return err
-	}
-	base := *daemonURL
-	if base == "" {
-		base = "http://" + cfg.Channels.Web.Addr()
-	}
-	cl := &daemonClient{base: strings.TrimRight(base, "/"), token: tok, http: &http.Client{Timeout: httpTimeout}}
+	cl := &daemonClient{base: base, token: tok, http: &http.Client{Timeout: httpTimeout}}
 
 	switch sub {
 	case "add":

@@ -119,6 +119,16 @@ type client struct {
 	done     chan struct{}
 	mu       sync.Mutex
 	closeErr error
+	// frames are every frame received, as sent, for tests that scan what
+	// crossed the WebSocket.
+	frames [][]byte
+}
+
+// received returns every frame the client read so far.
+func (c *client) received() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([][]byte(nil), c.frames...)
 }
 
 func dial(t *testing.T, addr, path string, header http.Header) (*client, *http.Response, error) {
@@ -156,6 +166,9 @@ func (c *client) read() {
 			c.mu.Unlock()
 			return
 		}
+		c.mu.Lock()
+		c.frames = append(c.frames, b)
+		c.mu.Unlock()
 		var ev event
 		if err := json.Unmarshal(b, &ev); err != nil {
 			ev = event{"type": "<undecodable>", "raw": string(b)}

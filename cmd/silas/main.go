@@ -26,9 +26,12 @@ Commands:
   chat          talk to a running daemon from the terminal
   token         print the owner's web token
   audit verify  check the audit log's hash chain
+  backup        copy the running daemon's database to a new file
+  restore       create a data dir from a backup file
   memory        export or import memories as a jsonl-v1 bundle, rebuild their index (export, import, reindex)
   devices       add, list or revoke owner devices (talks to the running daemon)
   skills        list, show, install, import or remove skills (talks to the running daemon)
+  connections   add, list, check or remove service connections (talks to the running daemon)
   doctor        check this host's sandbox isolation and which backend Silas uses
   version       print the version
 
@@ -83,12 +86,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runToken(rest, stdout, stderr)
 	case "audit":
 		return runAudit(ctx, rest, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, rest, stdout, stderr)
+	case "restore":
+		return runRestore(ctx, rest, stdout, stderr)
 	case "memory":
 		return runMemory(ctx, rest, stdin, stdout, stderr)
 	case "devices":
 		return runDevices(ctx, rest, stdout, stderr)
 	case "skills":
 		return runSkills(ctx, rest, stdout, stderr)
+	case "connections":
+		return runConnections(ctx, rest, stdin, stdout, stderr)
 	case "doctor":
 		return runDoctor(ctx, rest, stdout, stderr)
 	case "version", "--version":

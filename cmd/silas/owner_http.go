@@ -59,11 +59,14 @@ func (g ownerGate) sessionValid(tok string) bool {
 // pwaAPI bundles the owner endpoints the PWA uses besides the WebSocket:
 // devices, secure input, the activity feed, UX metrics and pending approvals.
 type pwaAPI struct {
-	gate     ownerGate
-	db       *persistence.DB
-	ownerID  string
-	devices  *deviceRegistry
-	secrets  *keys.Vault
+	gate    ownerGate
+	db      *persistence.DB
+	ownerID string
+	devices *deviceRegistry
+	secrets *keys.Vault
+	// stored tells the connection manager a secure input was stored.
+	stored   func(ref string)
+	conns    *connectionsAPI
 	activity *activityAPI
 	// approvals answers GET /approvals/pending.
 	approvals *approvalsAPI
@@ -79,6 +82,8 @@ func (p *pwaAPI) routes() map[string]fasthttp.RequestHandler {
 	maps.Copy(routes, p.uxRoutes())
 	maps.Copy(routes, p.approvals.routes())
 	maps.Copy(routes, p.skills.routes())
+	maps.Copy(routes, p.conns.routes())
+	maps.Copy(routes, p.backupRoutes())
 	for k, h := range routes {
 		routes[k] = p.gate.wrap(h)
 	}
@@ -150,6 +155,8 @@ func (d *daemon) routes(cfg *config.Config, sessions *session.Minter) map[string
 		activity:  &activityAPI{db: d.in.db, ownerID: cfg.OwnerID},
 		approvals: &approvalsAPI{sys: d.sys, ownerID: cfg.OwnerID},
 		skills:    &skillsAPI{sys: d.sys, db: d.in.db, snaps: d.skills},
+		conns:     &connectionsAPI{sys: d.sys},
+		stored:    d.sys.SecretStored,
 	}
 	maps.Copy(routes, pwa.routes())
 	return routes

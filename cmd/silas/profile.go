@@ -19,7 +19,7 @@ type profiling struct {
 func (p *profiling) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to this file at shutdown")
-	fs.BoolVar(&p.pprof, "pprof", false, "serve /debug/pprof/ on the web listener (loopback or owner token only)")
+	fs.BoolVar(&p.pprof, "pprof", false, "serve /debug/pprof/ on the web listener (owner or metrics token only)")
 }
 
 // start begins CPU profiling; the returned stop ends it and writes the heap

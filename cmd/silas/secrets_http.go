@@ -81,6 +81,9 @@ func (p *pwaAPI) storeSecret(ctx *fasthttp.RequestCtx) {
 		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
 		return
 	}
+	if p.stored != nil {
+		p.stored(ref)
+	}
 	ctx.SetStatusCode(fasthttp.StatusOK)
 	ctx.SetContentType("application/json")
 	ctx.SetBodyString(`{"stored":true}`)

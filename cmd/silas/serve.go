@@ -182,9 +182,10 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		return err
 	}
 	reg := metrics.NewRegistry()
+	metrics.RegisterProcess(reg)
 	d.sys, err = actors.Start(ctx, actors.Deps{
 		Goal: goal, Now: d.now,
-		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier, SkillInstaller: installer,
+		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier, SkillInstaller: installer, Vault: d.secrets,
 		SandboxStatus: messages.SandboxStatus{Backend: d.sandbox.Backend, Isolated: d.sandbox.Isolated, Problem: d.sandbox.Problem},
 		Skills:        d.skills.Snapshot,
 		Config:        cfg, DB: d.in.db, Models: models,
@@ -212,7 +213,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		MaxOwnerSockets: w.MaxOwnerSockets, IdleTimeout: w.IdleTimeout(),
 		HeaderTimeout: w.HeaderTimeout(), BodyTimeout: w.BodyTimeout(),
 		TrustedProxies: w.TrustedProxies, AllowedHosts: w.AllowedHosts,
-		Gateway: d.sys.Gateway(), Metrics: reg, Logger: log, Pprof: o.pprof,
+		Gateway: readyGateway{d.sys.Gateway(), newReadiness(cfg, d.in.db, d.sys, log)}, Metrics: reg, Logger: log, Pprof: o.pprof,
 		Static: web.Static(),
 		Extra:  d.routes(cfg, minter),
 	})

@@ -56,6 +56,9 @@ func install(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*inst
 	if err := checkPrivate(cfg.DataDir, "silas.data_dir"); err != nil {
 		return nil, err
 	}
+	if err := checkWritable(cfg.DataDir, "silas.data_dir"); err != nil {
+		return nil, err
+	}
 	ks, err := keys.NewFileKeystore(cfg.DataDir)
 	if err != nil {
 		return nil, fmt.Errorf("open keystore: %w", err)
@@ -84,6 +87,7 @@ func install(ctx context.Context, cfg *config.Config, log zerolog.Logger) (*inst
 	}
 	in.db, err = persistence.Open(ctx, persistence.Options{
 		Dir: cfg.DataPath("db"), SyncWrites: cfg.Persistence.SyncWrites, Logger: &log,
+		MinFreeBytes: cfg.Persistence.MinFreeBytes(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)

@@ -83,19 +83,11 @@ func runSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	cfg, err := c.load(nil)
+	_, tok, base, err := daemonAddress(&c, *daemonURL)
 	if err != nil {
 		return err
 	}
-	tok, err := ownerToken(cfg)
-	if err != nil {
-		return err
-	}
-	base := *daemonURL
-	if base == "" {
-		base = "http://" + cfg.Channels.Web.Addr()
-	}
-	cl := &skillsClient{base: strings.TrimRight(base, "/"), token: tok, http: &http.Client{Timeout: skillsClientTimeout}}
+	cl := &skillsClient{base: base, token: tok, http: &http.Client{Timeout: skillsClientTimeout}}
 	out := &skillsOut{w: stdout, json: *asJSON}
 
 	switch sub {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/skills/bundled"
 )
 
 var requestIDRe = regexp.MustCompile(`Request ([0-9a-f-]{36}):`)
@@ -30,8 +31,8 @@ func TestSkillsCLI(t *testing.T) {
 		!regexp.MustCompile(`(?m)^skill-maker\s+\S+\s+bundled\s+installed`).MatchString(out) {
 		t.Fatalf("list at start: %v\n%s", err, out)
 	}
-	if n := len(e.audits(t, "bundled_skill_installed")); n != 2 {
-		t.Fatalf("%d bundled_skill_installed audit entries, want 2", n)
+	if n, want := len(e.audits(t, "bundled_skill_installed")), len(bundled.Names()); n != want {
+		t.Fatalf("%d bundled_skill_installed audit entries, want %d", n, want)
 	}
 
 	// install: a relative path is resolved by the CLI; the answer names the

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/silas-ai/silas/bench/mockllm"
-	"github.com/silas-ai/silas/persistence"
-	"github.com/silas-ai/silas/skills"
 )
 
 // skillPlan is a task that lists skills (a YAML flow list such as
@@ -133,10 +129,6 @@ func (c *client) statusesUntilFinalOrAnswer() { c.next("message") }
 // it as installed, as an approved install would.
 func writeLocalSkill(t *testing.T, skillsDir, dbDir, name string) string {
 	t.Helper()
-	dir := filepath.Join(skillsDir, name)
-	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	md := `---
 name: ` + name + `
 description: Use when the owner asks for a greeting in a test.
@@ -152,28 +144,8 @@ script_args:
 Use it to greet.
 `
 	script := "import argparse\np = argparse.ArgumentParser()\np.add_argument('--who', default='world')\nprint('hello ' + p.parse_args().who)\n"
-	for p, b := range map[string]string{"SKILL.md": md, "scripts/hello.py": script} {
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s, err := skills.ParseDir(dir)
-	if err != nil {
-		t.Fatalf("the test skill does not parse: %v", err)
-	}
-	db, err := persistence.Open(context.Background(), persistence.Options{Dir: dbDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m := s.Manifest()
-	if err := db.Skills().Put(context.Background(), persistence.InstalledSkill{
-		Name: m.Name, Version: m.Version, Source: persistence.SkillLocal, Hash: m.Hash, Files: m.Files,
-		ApprovalTokenID: "test-token", ApprovalNonce: "test-nonce", InstalledAt: time.Now().UTC(),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, "scripts", "hello.py")
+	installRecorded(t, skillsDir, dbDir, name, map[string]string{"SKILL.md": md, "scripts/hello.py": script})
+	return filepath.Join(skillsDir, name, "scripts", "hello.py")
 }
 
 // TestChangedSkillIsRefused (INV-06): one byte changed in an installed

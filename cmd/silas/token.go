@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/runtime/keys"
@@ -27,4 +28,20 @@ func ownerToken(cfg *config.Config) (string, error) {
 		return "", fmt.Errorf("read owner token: %w", err)
 	}
 	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// daemonAddress loads the configuration and returns it with the owner
+// token and the base URL of the running daemon the CLI commands talk to:
+// url when given, else the configured web channel's address.
+func daemonAddress(c *common, url string) (cfg *config.Config, token, base string, err error) {
+	if cfg, err = c.load(nil); err != nil {
+		return nil, "", "", err
+	}
+	if token, err = ownerToken(cfg); err != nil {
+		return nil, "", "", err
+	}
+	if url == "" {
+		url = "http://" + cfg.Channels.Web.Addr()
+	}
+	return cfg, token, strings.TrimRight(url, "/"), nil
 }

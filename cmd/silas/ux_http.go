@@ -42,6 +42,7 @@ var uxCardTypes = map[string]bool{
 	"draft_review": true, "decision": true, "suggestion": true, "autonomy_threshold_review": true,
 	"secure_input": true, "connection_setup": true, "permission_escalation": true,
 	"connection_failure": true, "post_execution": true, "chat": true,
+	"connection_approval": true, "skill_install": true,
 }
 
 var uxRiskLevels = map[string]bool{"low": true, "medium": true, "high": true, "irreversible": true}

@@ -206,6 +206,7 @@ func TestInvalidRouteRetriedThenFallback(t *testing.T) {
 
 func TestModelErrorAnswersWithReason(t *testing.T) {
 	env, turn := testEnv(), newTurn("hi")
+	env.OwnerScope = true // a customer reads a generic text (model_error_test.go)
 	drive(t, turn, env, func(req any) Result {
 		if _, ok := req.(*ModelCall); ok {
 			return Result{Err: errors.New("model provider openrouter has no API key: set OPENROUTER_API_KEY")}

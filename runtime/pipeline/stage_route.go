@@ -86,7 +86,7 @@ func (t *Turn) routed(e *Env, r Result) Effect {
 		t.audit("structured_output_fallback", map[string]any{"agent": AgentProxy, "error": r.Err.Error()})
 	case r.Err != nil:
 		t.Route = proxyFallback(e)
-		t.Route.Response.Message = modelErrorText(AgentProxy, r.Err)
+		t.Route.Response.Message = modelErrorText(e, AgentProxy, r.Err)
 		t.audit("model_error", map[string]any{"agent": AgentProxy, "error": r.Err.Error()})
 	default:
 		t.Route = r.Value.(ModelResult).Value.(*messages.RouteDecision)
@@ -109,7 +109,7 @@ func (t *Turn) routed(e *Env, r Result) Effect {
 	}}
 }
 
-func (t *Turn) planned(_ *Env, r Result) Effect {
+func (t *Turn) planned(e *Env, r Result) Effect {
 	t.addUsage(r)
 	t.Agent = AgentPlanner
 	switch {
@@ -117,7 +117,7 @@ func (t *Turn) planned(_ *Env, r Result) Effect {
 		t.Response = &messages.AgentResponse{Message: PlannerFallbackText}
 		t.audit("structured_output_fallback", map[string]any{"agent": AgentPlanner, "error": r.Err.Error()})
 	case r.Err != nil:
-		t.Response = &messages.AgentResponse{Message: modelErrorText(AgentPlanner, r.Err)}
+		t.Response = &messages.AgentResponse{Message: modelErrorText(e, AgentPlanner, r.Err)}
 		t.audit("model_error", map[string]any{"agent": AgentPlanner, "error": r.Err.Error()})
 	default:
 		t.Response = r.Value.(ModelResult).Value.(*messages.AgentResponse)
@@ -159,7 +159,19 @@ func proxyFallback(e *Env) *messages.RouteDecision {
 	}
 }
 
-func modelErrorText(agent string, err error) string {
+// CustomerModelErrorText is what a customer reads when a model call fails.
+// A provider's error can carry its URL, an internal host name or the body
+// of its answer; a customer sees none of it. The detail is in the audit
+// entry "model_error" and the daemon's log.
+const CustomerModelErrorText = "Sorry, I can't answer right now. Please try again in a moment."
+
+// modelErrorText is the answer to a turn whose model call failed: the
+// owner reads the provider's error, to fix a key or a URL; a customer reads
+// CustomerModelErrorText.
+func modelErrorText(e *Env, agent string, err error) string {
+	if !e.OwnerScope {
+		return CustomerModelErrorText
+	}
 	return fmt.Sprintf("Sorry, I could not reach my %s model: %v", agent, err)
 }
 

@@ -119,7 +119,7 @@ func collectSecrets(v any, secret bool, out *[][]byte) {
 		}
 	case map[string]any:
 		for k, e := range x {
-			collectSecrets(e, secret || secretKey(k), out)
+			collectSecrets(e, secret || SecretKey(k), out)
 		}
 	case []any:
 		for _, e := range x {
@@ -128,8 +128,8 @@ func collectSecrets(v any, secret bool, out *[][]byte) {
 	}
 }
 
-// secretKey reports whether a JSON key names a secret value.
-func secretKey(k string) bool {
+// SecretKey reports whether a JSON key names a secret value.
+func SecretKey(k string) bool {
 	k = strings.ToLower(k)
 	for _, not := range []string{"type", "expire", "scope", "url", "uri", "hint"} {
 		if strings.Contains(k, not) {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/silas-ai/silas/messages"
@@ -98,6 +100,13 @@ type Run struct {
 	stop  context.CancelFunc
 	done  chan struct{}
 	out   Outcome
+	// ready is closed once the instance exists (or failed to); work and
+	// ref are then set, and provided holds values given with Provide.
+	ready    chan struct{}
+	mu       sync.Mutex
+	work     string
+	ref      string
+	provided [][]byte
 }
 
 // Start runs s in a fresh sandbox instance. ctx bounds the whole run.
@@ -125,9 +134,11 @@ func (r Runner) Start(ctx context.Context, s Script) (*Run, error) {
 	if python == "" {
 		python = "python3"
 	}
+	// -B: no bytecode in the read-only skill; -E and -s: no PYTHON*
+	// variables, no user site directory.
 	runCtx, stop := context.WithCancel(ctx)
 	lines := make(chan []byte, 64)
-	p := &Run{Lines: lines, input: make(chan []byte), stop: stop, done: make(chan struct{})}
+	p := &Run{Lines: lines, input: make(chan []byte), stop: stop, done: make(chan struct{}), ready: make(chan struct{}), ref: r.CredentialRef}
 	go func() {
 		defer close(p.done)
 		defer close(lines)
@@ -141,6 +152,7 @@ func (p *Run) run(ctx context.Context, r Runner, cfg messages.SandboxConfig, s S
 	var out Outcome
 	inst, err := r.Sandbox.Create(ctx, cfg)
 	if err != nil {
+		close(p.ready)
 		out.Err = fmt.Errorf("create the sandbox: %w", err)
 		return out
 	}
@@ -150,7 +162,14 @@ func (p *Run) run(ctx context.Context, r Runner, cfg messages.SandboxConfig, s S
 		_ = inst.Destroy(dctx)
 	}()
 	work := inst.WorkDir()
-	if err := stageCredential(work, r.CredentialRef, r.Credential); err != nil {
+	err = stageCredential(work, r.CredentialRef, r.Credential)
+	p.mu.Lock()
+	if err == nil {
+		p.work = work
+	}
+	p.mu.Unlock()
+	close(p.ready)
+	if err != nil {
 		out.Err = err
 		return out
 	}
@@ -158,7 +177,10 @@ func (p *Run) run(ctx context.Context, r Runner, cfg messages.SandboxConfig, s S
 	split := &lineSplitter{
 		secrets: func() [][]byte {
 			now, _ := readCredential(work, r.CredentialRef)
-			return append(Fragments(now), known...)
+			p.mu.Lock()
+			given := slices.Clone(p.provided)
+			p.mu.Unlock()
+			return append(append(Fragments(now), known...), given...)
 		},
 		emit: func(l []byte) bool {
 			select {
@@ -171,7 +193,7 @@ func (p *Run) run(ctx context.Context, r Runner, cfg messages.SandboxConfig, s S
 		stop: p.stop,
 	}
 	cmd := sandbox.Command{
-		Args: append([]string{python, filepath.Join(r.SkillDir, filepath.FromSlash(s.Path))}, s.Args...),
+		Args: append([]string{python, "-B", "-E", "-s", filepath.Join(r.SkillDir, filepath.FromSlash(s.Path))}, s.Args...),
 		Env: map[string]string{
 			EnvConnectionID: r.ConnectionID, EnvCredentialRef: r.CredentialRef,
 			EnvSecretsDir: filepath.Join(work, SecretsDirName), EnvSettings: settings,
@@ -209,6 +231,35 @@ func (p *Run) Send(v any) error {
 	}
 }
 
+// Provide writes value as the credential file of the running script (the
+// owner's secure input arrived while the script awaits it); from then on
+// no line may carry it either.
+func (p *Run) Provide(value []byte) error {
+	select {
+	case <-p.ready:
+	case <-p.done:
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.work == "" {
+		return errors.New("the connection script is not running")
+	}
+	select {
+	case <-p.done:
+		return errors.New("the connection script already ended")
+	default:
+	}
+	if err := stageCredential(p.work, p.ref, value); err != nil {
+		return err
+	}
+	p.provided = append(p.provided, Fragments(value)...)
+	return nil
+}
+
+// Input returns the channel of the script's standard input lines; close
+// it when nothing more will be sent (a request/response script).
+func (p *Run) Input() chan<- []byte { return p.input }
+
 // Stop ends the run at once (the owner cancelled, Silas stops).
 func (p *Run) Stop() { p.stop() }
 
@@ -235,7 +286,7 @@ func (r Runner) Call(ctx context.Context, s Script, request, answer any) Outcome
 			p.Stop()
 		}
 	}
-	close(p.input)
+	close(p.Input())
 	var last []byte
 	for l := range p.Lines {
 		last = l

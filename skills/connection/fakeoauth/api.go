@@ -38,7 +38,7 @@ func (s *Server) authorized(r *http.Request, allowKey bool) bool {
 			return true
 		}
 	}
-	return key != "" && s.opts.APIKey != "" && subtle.ConstantTimeCompare([]byte(key), []byte(s.opts.APIKey)) == 1
+	return key != "" && s.opts.APIKey != "" && !s.keyRevoked && subtle.ConstantTimeCompare([]byte(key), []byte(s.opts.APIKey)) == 1
 }
 
 func unauthorized(w http.ResponseWriter, msg string) {

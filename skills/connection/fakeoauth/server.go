@@ -100,6 +100,7 @@ type Server struct {
 	userCodes     map[string]*deviceGrant // by user_code
 	approveAfter  int                     // polls answered pending before approval; <0 never
 	denyAuthorize bool
+	keyRevoked    bool
 	codes         map[string]*authCode // by code
 	tokens        map[string]*token    // access and refresh tokens by value
 	seen          []string
@@ -239,6 +240,14 @@ func (s *Server) Revoke() {
 	for _, t := range s.tokens {
 		t.revoked = true
 	}
+}
+
+// RevokeKey makes the API key stop working, as an owner revoking it on
+// the service's page would.
+func (s *Server) RevokeKey() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keyRevoked = true
 }
 
 // SeenTokens lists every bearer token and API key the API was shown,

@@ -72,7 +72,9 @@ export function fromEvent(ev, now = Date.now()) {
   if (ev.type === 'connection_setup_step' && !['device_code', 'browser_redirect', 'completion', 'failure'].includes(ev.step_type)) return null;
   const serverExpiry = ev.expires_at ? Date.parse(ev.expires_at) || null : null;
   // A skill's install card is an approval_request of scope skill_install.
-  const kind = ev.type === 'approval_request' && ev.scope === 'skill_install' ? 'skill' : spec.kind;
+  let kind = spec.kind;
+  if (ev.type === 'approval_request' && ev.scope === 'skill_install') kind = 'skill';
+  if (ev.type === 'approval_request' && ev.scope === 'connection_manage') kind = 'connect';
   return {
     id, kind, answerType: spec.answer, ev,
     risk: riskOf(kind, ev),
@@ -166,6 +168,21 @@ const DESCRIBE = {
         h('h4', { text: 'Verification checks' }), checksList(checks),
         h('h4', { text: 'Budget' }), h('p', { text: budgetLine(ev.budget) || 'default' }),
       ]),
+    };
+  },
+  connect(ev) {
+    const c = ev.connection || {};
+    return {
+      label: 'Connection',
+      intent: ev.title || `Connect ${c.name || 'a service'}`,
+      rationale: ev.body || '',
+      affected: [c.skill_name && `skill ${c.skill_name}`, c.auth_strategy && c.auth_strategy.replace('_', ' '),
+        (c.requested_scopes || []).length ? `asks for ${c.requested_scopes.join(', ')}` : null].filter(Boolean).join(' · '),
+      ctas: [
+        cta('Approve + connect', 'primary', { verdict: 'approved' }),
+        cta('Decline, connect nothing', 'decline', { verdict: 'declined' }, { safe: true }),
+      ],
+      details: () => kv([['Connection', c.connection_id], ['Silas may', (c.permissions || []).join(', ')], ['Service scopes', (c.requested_scopes || []).join(', ')]]),
     };
   },
   skill(ev) {

@@ -19,7 +19,7 @@ const median = (xs) => {
 const CARD_TYPE = {
   plan: 'plan_approval', gate: 'gate_approval', checkpoint: 'checkpoint', batch: 'batch_review', draft: 'draft_review',
   decision: 'decision', suggestion: 'suggestion', autonomy: 'autonomy_threshold_review', secure: 'secure_input',
-  setup: 'connection_setup', permission: 'permission_escalation', failure: 'connection_failure', post: 'post_execution',
+  setup: 'connection_setup', connect: 'connection_approval', skill: 'skill_install', permission: 'permission_escalation', failure: 'connection_failure', post: 'post_execution',
 };
 
 export class Fatigue {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/silas-ai/silas/actors"
+	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/skills/connection"
+)
+
+// connectionsAPI serves the owner's connection endpoints
+// (docs/owner-api.md "Connections"); `silas connections` calls them.
+type connectionsAPI struct {
+	sys *actors.System
+}
+
+// maxConnectionBody bounds a proposal: settings are a few endpoints.
+const maxConnectionBody = 16 << 10
+
+func (a *connectionsAPI) routes() map[string]fasthttp.RequestHandler {
+	return map[string]fasthttp.RequestHandler{
+		"GET /connections":     a.list,
+		"GET /connections/":    a.show,
+		"POST /connections":    a.propose,
+		"POST /connections/":   a.check,
+		"DELETE /connections/": a.remove,
+	}
+}
+
+type (
+	connectionBody struct {
+		Skill        string                          `json:"skill"`
+		Name         string                          `json:"name"`
+		Domain       string                          `json:"domain"`
+		Settings     map[string]any                  `json:"settings"`
+		IdentityHint map[string]any                  `json:"identity_hint"`
+		Permissions  []messages.ConnectionPermission `json:"permissions"`
+	}
+	connectionsResponse struct {
+		Connections []messages.ConnectionSummary `json:"connections"`
+	}
+)
+
+func (a *connectionsAPI) list(ctx *fasthttp.RequestCtx) {
+	if string(ctx.Path()) != "/connections" {
+		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		return
+	}
+	c, cancel := reqContext()
+	defer cancel()
+	all, err := a.sys.Connections(c)
+	if err != nil {
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusOK, connectionsResponse{Connections: all})
+}
+
+func (a *connectionsAPI) show(ctx *fasthttp.RequestCtx) {
+	id := strings.TrimPrefix(string(ctx.Path()), "/connections/")
+	c, cancel := reqContext()
+	defer cancel()
+	all, err := a.sys.Connections(c)
+	if err != nil {
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		return
+	}
+	for _, s := range all {
+		if s.ConnectionID == id {
+			writeJSON(ctx, fasthttp.StatusOK, s)
+			return
+		}
+	}
+	writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, fmt.Sprintf("no connection %q; `silas connections list` shows them", id))
+}
+
+func (a *connectionsAPI) propose(ctx *fasthttp.RequestCtx) {
+	var body connectionBody
+	if err := decodeOwnerBody(ctx, &body, maxConnectionBody, false); err != nil {
+		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		return
+	}
+	if strings.TrimSpace(body.Skill) == "" {
+		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, `name the connection skill: {"skill":"oauth-device","settings":{...}}`)
+		return
+	}
+	if k := secretSetting(body.Settings); k != "" {
+		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf(
+			"settings.%s looks like a secret; settings are stored and shown in plain text. Leave it out: the setup asks for secrets through the secure form", k))
+		return
+	}
+	for _, p := range body.Permissions {
+		switch p {
+		case messages.PermissionObserve, messages.PermissionDraft, messages.PermissionAct, messages.PermissionManage:
+		default:
+			writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf("permission %q: use observe, draft, act or manage", p))
+			return
+		}
+	}
+	c, cancel := reqContext()
+	defer cancel()
+	sum, err := a.sys.ProposeConnection(c, actors.ProposeConnection{Skill: body.Skill, Name: body.Name, Domain: body.Domain,
+		Settings: body.Settings, IdentityHint: body.IdentityHint, Permissions: body.Permissions})
+	if err != nil {
+		status := fasthttp.StatusInternalServerError
+		if errors.Is(err, actors.ErrNotConnectionSkill) || errors.Is(err, messages.ErrInvalidConnection) {
+			status = fasthttp.StatusBadRequest
+		}
+		writeJSONError(ctx, status, codeFor(status), err.Error())
+		return
+	}
+	writeJSON(ctx, fasthttp.StatusAccepted, sum)
+}
+
+// check serves POST /connections/{id}/check.
+func (a *connectionsAPI) check(ctx *fasthttp.RequestCtx) {
+	id, ok := strings.CutSuffix(strings.TrimPrefix(string(ctx.Path()), "/connections/"), "/check")
+	if !ok {
+		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint; POST /connections/{id}/check runs a health check")
+		return
+	}
+	c, cancel := reqContext()
+	defer cancel()
+	a.answer(ctx, func() (messages.ConnectionSummary, error) { return a.sys.CheckConnection(c, id) })
+}
+
+func (a *connectionsAPI) remove(ctx *fasthttp.RequestCtx) {
+	id := strings.TrimPrefix(string(ctx.Path()), "/connections/")
+	c, cancel := reqContext()
+	defer cancel()
+	a.answer(ctx, func() (messages.ConnectionSummary, error) { return a.sys.RemoveConnection(c, id) })
+}
+
+func (a *connectionsAPI) answer(ctx *fasthttp.RequestCtx, call func() (messages.ConnectionSummary, error)) {
+	sum, err := call()
+	switch {
+	case errors.Is(err, actors.ErrNoSuchConnection):
+		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, err.Error())
+	case errors.Is(err, actors.ErrConnectionBusy):
+		writeJSONError(ctx, fasthttp.StatusConflict, codeConflict, err.Error())
+	case err != nil:
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+	default:
+		writeJSON(ctx, fasthttp.StatusOK, sum)
+	}
+}
+
+// secretSetting returns the first settings key that names a secret.
+func secretSetting(settings map[string]any) string {
+	for k, v := range settings {
+		if connection.SecretKey(k) {
+			return k
+		}
+		if m, ok := v.(map[string]any); ok {
+			if in := secretSetting(m); in != "" {
+				return k + "." + in
+			}
+		}
+	}
+	return ""
+}
+
+func codeFor(status int) web.Code {
+	switch status {
+	case http.StatusBadRequest:
+		return web.CodeBadRequest
+	case http.StatusNotFound:
+		return web.CodeNotFound
+	}
+	return web.CodeInternal
+}
