@@ -26,12 +26,18 @@ test:
 ## bench: the load bench's standard matrix (startup; 1, 10, 50 and 1000 chatbot
 ## customers against a 50 ms mock model; 10,000 idle customers) run against the
 ## release build of bin/silas, with the mock and the driver as separate processes.
-## Writes bench/results/latest.{json,md} plus timestamped copies and ends by
-## printing the table; about 75 s on the 2-core dev machine (each load is capped
-## at 3 minutes). Single scenarios and profiles: ./bin/bench -h. The Go
-## micro-benchmarks are bench-go.
+## Every load also runs against bin/baseline, a bare daemon with the same protocol
+## subset and mock but no persistence and no gates, interleaved with silas and
+## twice each (best run kept); the report gives silas as a ratio of it (turns/s,
+## CPU per turn, peak RSS; overhead p50/p99 differences), which is what to track
+## on this shared, noisy machine. Writes bench/results/latest.{json,md} plus
+## timestamped copies and ends by printing the table; about 3 minutes on the
+## 2-core dev machine (each load run is capped at 1 minute). Single scenarios,
+## -runs, -daemons and profiles: ./bin/bench -h. The Go micro-benchmarks are
+## bench-go.
 bench: build
 	$(GO) build -o bin/mockllm ./bench/cmd/mockllm
+	$(GO) build -o bin/baseline ./bench/cmd/baseline
 	$(GO) build -o bin/bench ./bench/cmd/bench
 	./bin/bench -matrix
 

@@ -27,6 +27,18 @@
 // (utime+stime) spent during the load divided by the turns completed, and
 // peak RSS (VmHWM).
 //
+// # The baseline
+//
+// A load can also run against the baseline daemon (bench/cmd/baseline,
+// package bench/baseline) instead of silas: the same WebSocket protocol
+// subset, the same mock model and driver, but no persistence and no gates,
+// so it is what the machine, the mock and the driver allow. The standard
+// matrix runs every load against both, interleaved (silas, baseline,
+// silas, baseline) and repeated, keeps the best run of each ([Best]) and
+// reports silas as a ratio of the baseline ([Comparison]): on a shared
+// machine single runs swing by up to 2x, and ratios measured side by side
+// are what survives the noise.
+//
 // An [Idle] scenario connects K customers that send nothing and reports the
 // RSS growth per connected customer; a [Startup] scenario measures the time
 // from starting the process to its ready line, and the idle RSS.

@@ -12,7 +12,9 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	b.WriteString("## Silas load bench\n\n")
 	r.writeHeader(&b)
+	r.writeComparisons(&b)
 	r.writeLoads(&b)
+	r.writeRuns(&b)
 	r.writeIdle(&b)
 	r.writeStartup(&b)
 	r.writeTargets(&b)
@@ -33,7 +35,7 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, ", %.1f GiB, %s/%s %s, load average %s at start; commit %s, %s. `%s`, %.0f s.\n\n",
 		float64(m.MemoryBytes)/(1<<30), m.OS, m.Arch, m.Kernel, m.LoadAvg, commit, r.Build.GoVersion, r.Command, r.DurationSeconds)
-	b.WriteString("silas, the mock model (bench/cmd/mockllm) and the driver are three processes on the same machine; " +
+	b.WriteString("The daemon (silas, or the baseline of bench/cmd/baseline), the mock model (bench/cmd/mockllm) and the driver are three processes on the same machine; " +
 		"each customer sends its next message when the last is answered. Overhead is latency minus the model delay. " +
 		"\"other\" is CPU used by the rest of the machine during the load (noise when not near zero).\n\n")
 	for _, f := range r.Failures {
@@ -44,34 +46,130 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	}
 }
 
+// writeComparisons renders silas as a ratio of the baseline.
+func (r *Report) writeComparisons(b *strings.Builder) {
+	if len(r.Comparisons) == 0 {
+		return
+	}
+	b.WriteString("### Silas against the baseline\n\n")
+	b.WriteString("The baseline (bench/cmd/baseline) speaks the same WebSocket protocol subset to the same driver and calls the same mock model, " +
+		"but persists nothing and runs no gates: it is what this machine, the mock and the driver allow. " +
+		r.runsText() + " This machine is shared and single runs swing by up to 2x, so the ratios, measured side by side, are what to track.\n\n")
+	b.WriteString("| customers × messages | turns/s: silas / baseline | CPU per turn: silas / baseline | overhead p50 (ms): silas / baseline | overhead p99 (ms): silas / baseline | peak RSS: silas / baseline |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, c := range r.Comparisons {
+		fmt.Fprintf(b, "| %d × %d | %.0f / %.0f (**%s**) | %.2f / %.2f ms (**%s**) | %.2f / %.2f (**%s**) | %.2f / %.2f (**%s**) | %s / %s (**%s**) |\n",
+			c.Customers, c.MessagesEach,
+			c.Silas.TurnsPerSecond, c.Baseline.TurnsPerSecond, pct(c.TurnsPerSecondRatio),
+			c.Silas.CPUMSPerTurn, c.Baseline.CPUMSPerTurn, times(c.CPUPerTurnRatio),
+			c.Silas.OverheadP50MS, c.Baseline.OverheadP50MS, delta(c.OverheadP50DeltaMS),
+			c.Silas.OverheadP99MS, c.Baseline.OverheadP99MS, delta(c.OverheadP99DeltaMS),
+			mb(c.Silas.PeakRSSBytes), mb(c.Baseline.PeakRSSBytes), times(c.PeakRSSRatio))
+	}
+	b.WriteString("\n")
+}
+
+// runsText says how the kept runs were chosen.
+func (r *Report) runsText() string {
+	per := map[string]int{}
+	most := 0
+	for _, s := range r.Runs {
+		k := s.Name + "/" + string(s.Daemon)
+		per[k]++
+		most = max(most, per[k])
+	}
+	if most <= 1 {
+		return "Each side ran once, one after the other."
+	}
+	return fmt.Sprintf("Each side ran %d times per scenario, interleaved (silas, baseline, silas, ...); "+
+		"the best run of each is kept (every turn answered first, then the most turns/s).", most)
+}
+
+// writeLoads renders the kept run of every scenario, silas's and then the
+// baseline's.
 func (r *Report) writeLoads(b *strings.Builder) {
-	if len(r.Loads) == 0 {
+	rows := r.keptLoads()
+	if len(rows) == 0 {
 		return
 	}
 	b.WriteString("### Chatbot load\n\n")
-	b.WriteString("| customers × messages | model | turns ok | failed | dup / missing | turns/s | latency p50 / p95 / p99 / max (ms) | overhead p50 / p99 (ms) | silas CPU / turn | silas peak RSS | cores busy: silas / mock / driver / other |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, l := range r.Loads {
+	b.WriteString("| customers × messages | daemon | model | turns ok | failed | dup / missing | turns/s | latency p50 / p95 / p99 / max (ms) | overhead p50 / p99 (ms) | CPU / turn | peak RSS | cores busy: daemon / mock / driver / other |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, l := range rows {
 		model := fmt.Sprintf("%g ms", l.DelayMS)
 		if l.ThinkMS > 0 {
 			model += fmt.Sprintf(", think %g ms", l.ThinkMS)
 		}
-		fmt.Fprintf(b, "| %d × %d | %s | %d / %d | %s | %d / %d | %.0f | %.1f / %.1f / %.1f / %.1f | %.2f / %.2f | %.2f ms | %s | %.2f / %.2f / %.2f / %.2f |\n",
-			l.Customers, l.MessagesEach, model, l.Completed, l.Planned, failedText(l.Failed),
+		fmt.Fprintf(b, "| %d × %d | %s | %s | %d / %d | %s | %d / %d | %.0f | %.1f / %.1f / %.1f / %.1f | %.2f / %.2f | %.2f ms | %s | %.2f / %.2f / %.2f / %.2f |\n",
+			l.Customers, l.MessagesEach, daemonName(l.Daemon), model, l.Completed, l.Planned, failedText(l.Failed),
 			l.Integrity.Duplicates, l.Integrity.Missing, l.TurnsPerSecond,
 			l.Latency.P50, l.Latency.P95, l.Latency.P99, l.Latency.Max,
 			l.Overhead.P50, l.Overhead.P99, l.Server.CPUMSPerTurn, mb(l.Server.PeakRSSBytes),
 			l.Server.Cores, l.Mock.Cores, l.Driver.Cores, l.Other.Cores)
 	}
 	b.WriteString("\n")
-	for _, l := range r.Loads {
+	for _, l := range rows {
 		if l.ConnectError != "" {
-			fmt.Fprintf(b, "%s: first connection failure: %s\n\n", l.Name, l.ConnectError)
+			fmt.Fprintf(b, "%s (%s): first connection failure: %s\n\n", l.Name, daemonName(l.Daemon), l.ConnectError)
 		}
 		if l.DisconnectError != "" {
-			fmt.Fprintf(b, "%s: first disconnect under a waiting turn: %s\n\n", l.Name, l.DisconnectError)
+			fmt.Fprintf(b, "%s (%s): first disconnect under a waiting turn: %s\n\n", l.Name, daemonName(l.Daemon), l.DisconnectError)
 		}
 	}
+}
+
+// keptLoads orders the kept runs: each silas scenario followed by the
+// baseline's run of it, then baseline runs with no silas counterpart.
+func (r *Report) keptLoads() []*LoadResult {
+	var rows []*LoadResult
+	used := map[*LoadResult]bool{}
+	for _, l := range r.Loads {
+		rows = append(rows, l)
+		for _, b := range r.BaselineLoads {
+			if !used[b] && b.Name == l.Name && b.Customers == l.Customers {
+				rows = append(rows, b)
+				used[b] = true
+				break
+			}
+		}
+	}
+	for _, b := range r.BaselineLoads {
+		if !used[b] {
+			rows = append(rows, b)
+		}
+	}
+	return rows
+}
+
+// daemonName is the daemon's name; results from before the baseline carry
+// none and were silas's.
+func daemonName(d Daemon) string {
+	if d == "" {
+		return string(DaemonSilas)
+	}
+	return string(d)
+}
+
+// writeRuns lists every run when scenarios ran more than once, so the
+// spread between runs (the machine's noise) is visible.
+func (r *Report) writeRuns(b *strings.Builder) {
+	if len(r.Runs) <= len(r.Loads)+len(r.BaselineLoads) {
+		return
+	}
+	b.WriteString("### Every run\n\n")
+	b.WriteString("In the order they ran; the kept run of each daemon and scenario is marked.\n\n")
+	b.WriteString("| scenario | daemon | run | turns/s | CPU / turn | overhead p50 / p99 (ms) | peak RSS | errors | other cores busy | kept |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Runs {
+		kept := ""
+		if s.Kept {
+			kept = "yes"
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %.0f | %.2f ms | %.2f / %.2f | %s | %d | %.2f | %s |\n",
+			s.Name, daemonName(s.Daemon), s.Run, s.TurnsPerSecond, s.CPUMSPerTurn, s.OverheadP50MS, s.OverheadP99MS,
+			mb(s.PeakRSSBytes), s.Errors, s.OtherCores, kept)
+	}
+	b.WriteString("\n")
 }
 
 // failedText renders failures by kind, "0" for none.

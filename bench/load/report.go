@@ -21,8 +21,15 @@ type Report struct {
 	RaisedLimits []Limit `json:"raised_limits"`
 
 	Startup *StartupResult `json:"startup,omitempty"`
-	Loads   []*LoadResult  `json:"loads,omitempty"`
-	Idle    *IdleResult    `json:"idle,omitempty"`
+	// Loads are silas's load results, the kept (best) run of each scenario;
+	// BaselineLoads the baseline daemon's, likewise.
+	Loads         []*LoadResult `json:"loads,omitempty"`
+	BaselineLoads []*LoadResult `json:"baseline_loads,omitempty"`
+	// Comparisons put silas next to the baseline in every scenario both ran.
+	Comparisons []Comparison `json:"comparisons,omitempty"`
+	// Runs are every load run, kept or not, in the order they ran.
+	Runs []RunSummary `json:"runs,omitempty"`
+	Idle *IdleResult  `json:"idle,omitempty"`
 
 	Targets []TargetResult `json:"targets"`
 	// Failures lists scenarios that could not run to the end.
@@ -44,9 +51,11 @@ func NewReport(command, repoDir string) (*Report, error) {
 	}, nil
 }
 
-// Finish stamps the duration and evaluates the targets.
+// Finish stamps the duration, compares silas with the baseline and
+// evaluates the targets.
 func (r *Report) Finish() {
 	r.DurationSeconds = seconds(time.Since(r.Started))
+	r.Comparisons = r.compare()
 	r.Targets = EvaluateTargets(r)
 	for _, l := range r.Loads {
 		for _, p := range l.Server.Profiles {
@@ -68,13 +77,39 @@ func (r *Report) JSON() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Load returns the load result with the given customers and model delay
-// and no think time, or nil.
+// Load returns silas's load result with the given customers and model
+// delay and no think time, or nil.
 func (r *Report) Load(customers int, delay time.Duration) *LoadResult {
-	for _, l := range r.Loads {
+	return findLoad(r.Loads, customers, delay)
+}
+
+// Baseline returns the baseline's load result with the given customers and
+// model delay and no think time, or nil.
+func (r *Report) Baseline(customers int, delay time.Duration) *LoadResult {
+	return findLoad(r.BaselineLoads, customers, delay)
+}
+
+func findLoad(ls []*LoadResult, customers int, delay time.Duration) *LoadResult {
+	for _, l := range ls {
 		if l.Customers == customers && l.DelayMS == ms(delay) && l.ThinkMS == 0 {
 			return l
 		}
 	}
 	return nil
+}
+
+// compare pairs each silas load with the baseline's run of the same
+// scenario (same name, customers, messages, model delay and think time).
+func (r *Report) compare() []Comparison {
+	var cs []Comparison
+	for _, s := range r.Loads {
+		for _, b := range r.BaselineLoads {
+			if s.Name == b.Name && s.Customers == b.Customers && s.MessagesEach == b.MessagesEach &&
+				s.DelayMS == b.DelayMS && s.ThinkMS == b.ThinkMS {
+				cs = append(cs, Compare(s, b))
+				break
+			}
+		}
+	}
+	return cs
 }

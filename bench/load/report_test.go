@@ -12,26 +12,28 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// sampleReport is a report with fixed numbers: N=50 meets its targets,
-// N=1000 misses throughput and has a duplicate, idle misses its RSS goal.
+// sampleReport is a report with fixed numbers, each load run twice against
+// silas and the baseline: N=50 meets its targets; N=1000 misses throughput,
+// CPU per turn and peak RSS and has a duplicate; idle misses its RSS goal.
 func sampleReport() *Report {
-	load := func(n, m int, tps, ovP50, ovP99 float64) *LoadResult {
+	load := func(d Daemon, run, n, m int, tps, cpu, ovP50, ovP99 float64, rss int64) *LoadResult {
 		return &LoadResult{
-			Name: "n" + itoa(n), Customers: n, MessagesEach: m, DelayMS: 50, Planned: n * m, Completed: n * m,
+			Name: "n" + itoa(n), Daemon: d, Run: run, Customers: n, MessagesEach: m, DelayMS: 50, Planned: n * m, Completed: n * m,
 			Failed: map[string]int{}, WallSeconds: 10, TurnsPerSecond: tps,
 			Latency:  Percentiles{Count: n * m, Mean: 51, P50: 50 + ovP50, P95: 55, P99: 50 + ovP99, Max: 80},
 			Overhead: Percentiles{Count: n * m, Mean: 1, P50: ovP50, P95: 5, P99: ovP99, Max: 30},
-			Server: ServerUsage{Usage: Usage{CPUSeconds: 8, Cores: 0.8}, CPUMSPerTurn: 0.9,
-				PeakRSSBytes: 60_000_000, Threads: 9, StartToReadyMS: 70},
+			Server: ServerUsage{Usage: Usage{CPUSeconds: 8, Cores: 0.8}, CPUMSPerTurn: cpu,
+				PeakRSSBytes: rss, Threads: 9, StartToReadyMS: 70},
 			Mock:   MockUsage{Usage: Usage{CPUSeconds: 2, Cores: 0.2}, MockStats: MockStats{Requests: n * m, MaxInFlight: n}, CallsPerTurn: 1},
 			Driver: Usage{CPUSeconds: 1, Cores: 0.1},
 		}
 	}
-	n1000 := load(1000, 20, 2500, 150, 900)
-	n1000.Completed--
-	n1000.Failed = map[string]int{"error:busy": 1}
-	n1000.Integrity = Integrity{Duplicates: 1}
-	return &Report{
+	unclean := func(l *LoadResult, failed map[string]int, dups int) *LoadResult {
+		l.Completed -= failed["error:busy"]
+		l.Failed, l.Integrity = failed, Integrity{Duplicates: dups}
+		return l
+	}
+	r := &Report{
 		Started:         time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		DurationSeconds: 120,
 		Machine:         Machine{Cores: 2, CPU: "Test CPU", MemoryBytes: 24 << 30, Kernel: "6.1.0", OS: "linux", Arch: "amd64", LoadAvg: "0.10 0.20 0.30"},
@@ -41,11 +43,25 @@ func sampleReport() *Report {
 		Config:          "silas:\n  log:\n    level: \"warn\"\n",
 		Startup: &StartupResult{Runs: 5, Cold: Percentiles{P50: 81, Max: 90}, Warm: Percentiles{P50: 64, Max: 66},
 			ColdCPUMS: 70, WarmCPUMS: 60, ReadyRSSBytes: 24_700_000, IdleRSSBytes: 24_900_000},
-		Loads: []*LoadResult{load(50, 200, 950, 1.5, 8), n1000},
 		Idle: &IdleResult{Customers: 10000, Connected: 10000, ConnectSeconds: 3, RSSBeforeBytes: 24_300_000,
 			RSSAfterBytes: 366_000_000, RSSPerCustomerBytes: 34_170, Threads: 9, ProbeMS: 60.6},
 		Notes: []string{"a note"},
 	}
+	both := []Daemon{DaemonSilas, DaemonBaseline}
+	r.keep(both, []*LoadResult{
+		load(DaemonSilas, 1, 50, 200, 900, 1.0, 1.7, 9, 62_000_000),
+		load(DaemonBaseline, 1, 50, 200, 955, 0.21, 1.1, 4.5, 21_000_000),
+		load(DaemonSilas, 2, 50, 200, 950, 0.9, 1.5, 8, 60_000_000),
+		load(DaemonBaseline, 2, 50, 200, 960, 0.2, 1.0, 4, 20_000_000),
+	})
+	r.keep(both, []*LoadResult{
+		unclean(load(DaemonSilas, 1, 1000, 20, 2500, 0.9, 150, 900, 300_000_000), map[string]int{"error:busy": 1}, 1),
+		load(DaemonBaseline, 1, 1000, 20, 5000, 0.3, 100, 400, 150_000_000),
+		unclean(load(DaemonSilas, 2, 1000, 20, 2300, 0.95, 160, 950, 310_000_000), map[string]int{"error:busy": 3}, 0),
+		load(DaemonBaseline, 2, 1000, 20, 4000, 0.35, 120, 450, 155_000_000),
+	})
+	r.Comparisons = r.compare()
+	return r
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
@@ -57,7 +73,9 @@ func TestEvaluateTargets(t *testing.T) {
 		got[tr.Name] = tr.Met
 	}
 	want := map[string]bool{
-		"N=50: throughput": true, "N=50: overhead p50": true, "N=50: overhead p99": true, "N=50: errors": true,
+		"N=50: throughput vs baseline": true, "N=50: overhead p50 vs baseline": true, "N=50: overhead p99 vs baseline": true,
+		"N=50: peak RSS": true, "N=1000: CPU per turn vs baseline": false, "N=1000: throughput vs baseline": false,
+		"N=1000 × 20: peak RSS": false, "N=50: throughput": true, "N=50: overhead p50": true, "N=50: overhead p99": true, "N=50: errors": true,
 		"N=1000: throughput": false, "N=1000: errors, every turn answered exactly once": false,
 		"10000 idle customers: RSS each": false, "idle RSS": true,
 		"start to ready (warm restart, p50)": true, "start to ready (first start, p50)": true,
@@ -111,10 +129,11 @@ func TestJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Loads[1].Integrity.Duplicates != 1 || back.Idle.RSSPerCustomerBytes != 34_170 || len(back.Targets) != 10 {
+	if back.Loads[1].Integrity.Duplicates != 1 || back.Idle.RSSPerCustomerBytes != 34_170 || len(back.Targets) != 17 ||
+		len(back.BaselineLoads) != 2 || len(back.Comparisons) != 2 || len(back.Runs) != 8 || back.Comparisons[1].CPUPerTurnRatio != 3 {
 		t.Errorf("round trip lost data: %+v", back)
 	}
-	for _, key := range []string{`"turns_per_second"`, `"overhead"`, `"p99_ms"`, `"cpu_ms_per_turn"`, `"peak_rss_bytes"`, `"raised_limits"`, `"commit"`} {
+	for _, key := range []string{`"turns_per_second"`, `"turns_per_second_ratio"`, `"cpu_per_turn_ratio"`, `"overhead_p99_delta_ms"`, `"peak_rss_ratio"`, `"daemon": "baseline"`, `"kept": true`, `"overhead"`, `"p99_ms"`, `"cpu_ms_per_turn"`, `"peak_rss_bytes"`, `"raised_limits"`, `"commit"`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON lacks %s", key)
 		}

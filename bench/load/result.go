@@ -2,7 +2,11 @@ package load
 
 // LoadResult is what a [Load] scenario measured.
 type LoadResult struct {
-	Name         string  `json:"name"`
+	Name string `json:"name"`
+	// Daemon is the server driven: silas or the baseline.
+	Daemon Daemon `json:"daemon"`
+	// Run numbers repeated runs of the scenario from 1 (0: a single run).
+	Run          int     `json:"run,omitempty"`
 	Customers    int     `json:"customers"`
 	MessagesEach int     `json:"messages_each"`
 	DelayMS      float64 `json:"model_delay_ms"`
@@ -59,7 +63,7 @@ type Usage struct {
 	Cores float64 `json:"cores_busy"`
 }
 
-// ServerUsage is what silas spent.
+// ServerUsage is what the daemon (silas or the baseline) spent.
 type ServerUsage struct {
 	Usage
 	// CPUMSPerTurn is the CPU milliseconds per completed turn.

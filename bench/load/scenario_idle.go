@@ -9,8 +9,8 @@ import (
 // Idle is a scenario of Customers customers that connect and send nothing.
 type Idle struct {
 	Customers int
-	// Settle is how long silas idles after ready before the baseline RSS is
-	// read; zero means one second.
+	// Settle is how long silas idles after ready before its RSS is read
+	// (before the customers connect); zero means one second.
 	Settle time.Duration
 }
 
@@ -33,7 +33,7 @@ func (o Options) RunIdle(ctx context.Context, s Idle) (*IdleResult, error) {
 	if err := EnsureFiles(s.Customers); err != nil {
 		return nil, err
 	}
-	srv, err := o.startServer("idle", idleDelay)
+	srv, err := o.startServer(DaemonSilas, "idle", idleDelay)
 	if err != nil {
 		return nil, fmt.Errorf("idle scenario: %w", err)
 	}
@@ -52,7 +52,7 @@ func (o Options) measureIdle(ctx context.Context, srv *server, s Idle) (*IdleRes
 	if err := wait(ctx, s.Settle); err != nil {
 		return nil, err
 	}
-	pid := srv.silas.pid()
+	pid := srv.daemon.pid()
 	memBefore, err := ReadMemory(pid)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,32 @@ type Load struct {
 	// DurationLimit bounds the sending phase; zero means 5 minutes. Turns in
 	// flight when it ends count as cut.
 	DurationLimit time.Duration
+	// Daemon is the server driven; empty means silas.
+	Daemon Daemon
+	// Run numbers repeated runs of the same scenario from 1; zero means a
+	// single run. It labels progress lines and profile names.
+	Run int
+}
+
+// daemon is the server driven.
+func (l Load) daemon() Daemon {
+	if l.Daemon == "" {
+		return DaemonSilas
+	}
+	return l.Daemon
+}
+
+// label names one run of the scenario in progress lines and profile names,
+// e.g. "n50", "n50 baseline", "n50 silas #2".
+func (l Load) label() string {
+	s := l.Name
+	if l.Daemon != "" {
+		s += " " + string(l.Daemon)
+	}
+	if l.Run > 0 {
+		s += fmt.Sprintf(" #%d", l.Run)
+	}
+	return s
 }
 
 // Progress is a snapshot of a running scenario.
@@ -65,7 +91,8 @@ func (l Load) validate() error {
 	return nil
 }
 
-// RunLoad runs a load scenario against fresh silas and mock processes.
+// RunLoad runs a load scenario against fresh daemon (l.Daemon) and mock
+// processes.
 func (o Options) RunLoad(ctx context.Context, l Load) (res *LoadResult, err error) {
 	if err := l.validate(); err != nil {
 		return nil, err
@@ -79,19 +106,23 @@ func (o Options) RunLoad(ctx context.Context, l Load) (res *LoadResult, err erro
 	if err := EnsureFiles(l.Customers); err != nil {
 		return nil, err
 	}
-	srv, err := o.startServer(l.Name, l.Delay)
+	profileName := l.Name
+	if l.Run > 1 {
+		profileName += fmt.Sprintf("-run%d", l.Run)
+	}
+	srv, err := o.startServer(l.daemon(), profileName, l.Delay)
 	if err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", l.Name, err)
+		return nil, fmt.Errorf("scenario %s: %w", l.label(), err)
 	}
 	res = &LoadResult{
-		Name: l.Name, Customers: l.Customers, MessagesEach: l.Messages,
+		Name: l.Name, Daemon: l.daemon(), Run: l.Run, Customers: l.Customers, MessagesEach: l.Messages,
 		DelayMS: ms(l.Delay), ThinkMS: ms(l.Think), Planned: l.Customers * l.Messages,
 		Failed: map[string]int{},
 	}
 	res.Server.StartToReadyMS = ms(srv.startToReady)
 	if err := o.drive(ctx, srv, l, res); err != nil {
 		srv.abort()
-		return nil, fmt.Errorf("scenario %s: %w", l.Name, err)
+		return nil, fmt.Errorf("scenario %s: %w", l.label(), err)
 	}
 	st, err := srv.stop()
 	res.Mock.MockStats = st.mock
@@ -101,7 +132,7 @@ func (o Options) RunLoad(ctx context.Context, l Load) (res *LoadResult, err erro
 	res.Server.LogLines = st.warnings
 	res.Server.Profiles, res.Server.MissingProfiles = srv.profiles, st.missingProfiles
 	if err != nil {
-		return res, fmt.Errorf("scenario %s: %w", l.Name, err)
+		return res, fmt.Errorf("scenario %s: %w", l.label(), err)
 	}
 	return res, nil
 }
@@ -110,7 +141,7 @@ func (o Options) RunLoad(ctx context.Context, l Load) (res *LoadResult, err erro
 func (o Options) drive(ctx context.Context, srv *server, l Load, res *LoadResult) error {
 	connStart := time.Now()
 	var cn counters
-	stopProgress := o.reportProgress(l.Name+" (connecting)", int64(l.Customers), connStart, &cn)
+	stopProgress := o.reportProgress(l.label()+" (connecting)", int64(l.Customers), connStart, &cn)
 	customers, failed, connErr := connectAll(ctx, srv.addr, l.Customers, loadBufSize, &cn)
 	stopProgress()
 	defer closeAll(customers)
@@ -150,7 +181,7 @@ func (o Options) drive(ctx context.Context, srv *server, l Load, res *LoadResult
 			convs[i] = cv
 		}()
 	}
-	stopProgress = o.reportProgress(l.Name, int64(res.Planned), start, &n)
+	stopProgress = o.reportProgress(l.label(), int64(res.Planned), start, &n)
 	sending.Wait()
 	elapsed := time.Since(start)
 	stopProgress()
@@ -189,33 +220,33 @@ func (r *LoadResult) fill(convs []*conversation, delay, elapsed time.Duration, b
 	r.TurnsPerSecond = perSecond(r.Completed, elapsed)
 	r.Latency = Summarize(lat)
 	r.Overhead = Summarize(Overheads(lat, delay))
-	r.Server.Usage = usage(after.silas-before.silas, elapsed)
+	r.Server.Usage = usage(after.daemon-before.daemon, elapsed)
 	if r.Completed > 0 {
-		r.Server.CPUMSPerTurn = round2(float64(after.silas-before.silas) / float64(time.Millisecond) / float64(r.Completed))
+		r.Server.CPUMSPerTurn = round2(float64(after.daemon-before.daemon) / float64(time.Millisecond) / float64(r.Completed))
 	}
 	r.Server.PeakRSSBytes = after.mem.Peak
 	r.Server.Threads = after.mem.Threads
 	r.Mock.Usage = usage(after.mock-before.mock, elapsed)
 	r.Driver = usage(after.self-before.self, elapsed)
-	ours := (after.silas - before.silas) + (after.mock - before.mock) + (after.self - before.self)
+	ours := (after.daemon - before.daemon) + (after.mock - before.mock) + (after.self - before.self)
 	r.Other = usage(max(0, after.machine-before.machine-ours), elapsed)
 }
 
 // usageSnapshot is the CPU time of the three processes and of the whole
-// machine, and silas's memory.
+// machine, and the daemon's memory.
 type usageSnapshot struct {
-	silas, mock, self, machine time.Duration
-	mem                        Memory
+	daemon, mock, self, machine time.Duration
+	mem                         Memory
 }
 
 func snapshot(srv *server) (usageSnapshot, error) {
 	var s usageSnapshot
 	var errs [5]error
-	s.silas, errs[0] = CPUTime(srv.silas.pid())
+	s.daemon, errs[0] = CPUTime(srv.daemon.pid())
 	s.mock, errs[1] = CPUTime(srv.mock.pid())
 	s.self, errs[2] = CPUTime(os.Getpid())
 	s.machine, errs[3] = MachineBusy()
-	s.mem, errs[4] = ReadMemory(srv.silas.pid())
+	s.mem, errs[4] = ReadMemory(srv.daemon.pid())
 	return s, errors.Join(errs[:]...)
 }
 

@@ -57,7 +57,7 @@ type startupSample struct {
 }
 
 func (o Options) startupRun(ctx context.Context, settle time.Duration) (r startupSample, err error) {
-	srv, err := o.startServer("startup", idleDelay)
+	srv, err := o.startServer(DaemonSilas, "startup", idleDelay)
 	if err != nil {
 		return r, err
 	}
@@ -67,17 +67,17 @@ func (o Options) startupRun(ctx context.Context, settle time.Duration) (r startu
 		}
 	}()
 	r.cold = srv.startToReady
-	if r.coldCPU, err = CPUTime(srv.silas.pid()); err != nil {
+	if r.coldCPU, err = CPUTime(srv.daemon.pid()); err != nil {
 		return r, err
 	}
-	if err := srv.silas.stop(30 * time.Second); err != nil {
+	if err := srv.daemon.stop(30 * time.Second); err != nil {
 		return r, err
 	}
 	if err := srv.startSilas(o, "startup"); err != nil {
 		return r, err
 	}
 	r.warm = srv.startToReady
-	pid := srv.silas.pid()
+	pid := srv.daemon.pid()
 	if r.warmCPU, err = CPUTime(pid); err != nil {
 		return r, err
 	}

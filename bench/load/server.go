@@ -15,6 +15,9 @@ type Options struct {
 	SilasBin string
 	// MockBin is the mock model binary, e.g. "bin/mockllm".
 	MockBin string
+	// BaselineBin is the baseline daemon binary, e.g. "bin/baseline"; only
+	// loads run against [DaemonBaseline] need it.
+	BaselineBin string
 	// ReadyTimeout bounds the wait for each process's ready line; zero means
 	// 30 s.
 	ReadyTimeout time.Duration
@@ -36,15 +39,24 @@ func (o Options) readyTimeout() time.Duration {
 }
 
 // Resolve makes the binary paths absolute (children run in their scenario
-// directory) and reports a missing binary with what to do about it.
+// directory) and reports a missing binary with what to do about it. The
+// mock is required; an empty SilasBin or BaselineBin is left empty, and a
+// scenario that needs it fails.
 func (o *Options) Resolve() error {
+	if o.MockBin == "" {
+		return fmt.Errorf("no mock model binary; build it with `go build -o bin/mockllm ./bench/cmd/mockllm` (make bench does)")
+	}
 	for _, b := range []struct {
 		path  *string
 		build string
 	}{
 		{&o.SilasBin, "go build -o bin/silas ./cmd/silas"},
 		{&o.MockBin, "go build -o bin/mockllm ./bench/cmd/mockllm"},
+		{&o.BaselineBin, "go build -o bin/baseline ./bench/cmd/baseline"},
 	} {
+		if *b.path == "" {
+			continue
+		}
 		abs, err := filepath.Abs(*b.path)
 		if err != nil {
 			return fmt.Errorf("binary %s: %w", *b.path, err)
@@ -70,22 +82,25 @@ func (o *Options) Resolve() error {
 	return nil
 }
 
-// server is silas and its mock model, running for one scenario.
+// server is a daemon (silas or the baseline) and its mock model, running
+// for one scenario.
 type server struct {
-	dir          string
-	cfgPath      string
-	mock         *process
-	silas        *process
+	dir     string
+	cfgPath string
+	mock    *process
+	// daemon is silas or the baseline, whichever the scenario drives.
+	daemon       *process
 	addr         string
 	startToReady time.Duration
 	profiles     []string // requested profile files
 }
 
+// readyLine is the line silas and the baseline print once they listen.
 var readyLine = regexp.MustCompile(`ready on http://(\S+)`)
 
-// startServer starts the mock model answering after delay, then silas
-// pointed at it, in a new temporary directory.
-func (o Options) startServer(scenario string, delay time.Duration) (_ *server, err error) {
+// startServer starts the mock model answering after delay, then the daemon
+// d pointed at it, in a new temporary directory.
+func (o Options) startServer(d Daemon, scenario string, delay time.Duration) (_ *server, err error) {
 	dir, err := os.MkdirTemp("", "silas-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("make scenario directory: %w", err)
@@ -107,6 +122,12 @@ func (o Options) startServer(scenario string, delay time.Duration) (_ *server, e
 	if err != nil {
 		return nil, err
 	}
+	if d == DaemonBaseline {
+		return s, s.startBaseline(o, mockURL)
+	}
+	if d != DaemonSilas {
+		return nil, fmt.Errorf("unknown daemon %q; want %s or %s", d, DaemonSilas, DaemonBaseline)
+	}
 	yaml, err := ServerConfig{DataDir: filepath.Join(dir, "data"), MockURL: mockURL}.YAML()
 	if err != nil {
 		return nil, err
@@ -121,6 +142,9 @@ func (o Options) startServer(scenario string, delay time.Duration) (_ *server, e
 
 // startSilas starts silas with the scenario's config and waits until ready.
 func (s *server) startSilas(o Options, scenario string) error {
+	if o.SilasBin == "" {
+		return fmt.Errorf("no silas binary; build it with `go build -o bin/silas ./cmd/silas` (make bench does)")
+	}
 	args := []string{"serve", "--config", s.cfgPath}
 	s.profiles = nil
 	for _, p := range []struct{ flag, path string }{{"--cpuprofile", o.ServerCPUProfile}, {"--memprofile", o.ServerMemProfile}} {
@@ -130,13 +154,29 @@ func (s *server) startSilas(o Options, scenario string) error {
 			s.profiles = append(s.profiles, path)
 		}
 	}
+	return s.startDaemon(o, "silas", o.SilasBin, args)
+}
+
+// startBaseline starts the baseline daemon pointed at the mock and waits
+// until ready.
+func (s *server) startBaseline(o Options, mockURL string) error {
+	if o.BaselineBin == "" {
+		return fmt.Errorf("no baseline binary; build it with `go build -o bin/baseline ./bench/cmd/baseline` (make bench does)")
+	}
+	s.profiles = nil
+	return s.startDaemon(o, "baseline", o.BaselineBin,
+		[]string{"-addr", "127.0.0.1:0", "-model-url", mockURL, "-api-key-env", ModelKeyEnv})
+}
+
+// startDaemon starts the daemon and waits for its ready line.
+func (s *server) startDaemon(o Options, name, bin string, args []string) error {
 	var err error
-	s.silas, err = startProcess("silas", o.SilasBin, args, s.dir, childEnv(ModelKeyEnv+"=bench"))
+	s.daemon, err = startProcess(name, bin, args, s.dir, childEnv(ModelKeyEnv+"=bench"))
 	if err != nil {
 		return err
 	}
 	var ready time.Time
-	s.addr, ready, err = s.silas.waitLine(o.readyTimeout(), func(l string) (string, bool) {
+	s.addr, ready, err = s.daemon.waitLine(o.readyTimeout(), func(l string) (string, bool) {
 		m := readyLine.FindStringSubmatch(l)
 		if m == nil {
 			return "", false
@@ -146,7 +186,7 @@ func (s *server) startSilas(o Options, scenario string) error {
 	if err != nil {
 		return err
 	}
-	s.startToReady = ready.Sub(s.silas.started)
+	s.startToReady = ready.Sub(s.daemon.started)
 	return nil
 }
 
@@ -165,19 +205,20 @@ type MockStats struct {
 // stopped is what a server leaves behind when it stops.
 type stopped struct {
 	mock MockStats
-	// warnings counts the lines silas wrote to stderr (log level warn, so
-	// every line is a warning or an error).
+	// warnings counts the lines the daemon wrote to stderr (silas logs at
+	// level warn and the baseline only errors, so every line is a warning
+	// or an error).
 	warnings int
 	// missingProfiles are requested profiles silas did not write.
 	missingProfiles []string
 }
 
-// stop stops silas, then the mock, reads the mock's counters and removes
-// the scenario directory.
+// stop stops the daemon, then the mock, reads the mock's counters and
+// removes the scenario directory.
 func (s *server) stop() (stopped, error) {
 	var st stopped
-	errSilas := s.silas.stop(60 * time.Second)
-	st.warnings = s.silas.stderr.Lines()
+	errDaemon := s.daemon.stop(60 * time.Second)
+	st.warnings = s.daemon.stderr.Lines()
 	for _, p := range s.profiles {
 		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
 			st.missingProfiles = append(st.missingProfiles, p)
@@ -188,16 +229,16 @@ func (s *server) stop() (stopped, error) {
 	if err := os.RemoveAll(s.dir); err != nil {
 		return st, fmt.Errorf("remove scenario directory: %w", err)
 	}
-	if errSilas != nil {
-		return st, errSilas
+	if errDaemon != nil {
+		return st, errDaemon
 	}
 	return st, errMock
 }
 
 // abort kills whatever runs and removes the directory; for failures.
 func (s *server) abort() {
-	if s.silas != nil {
-		s.silas.kill()
+	if s.daemon != nil {
+		s.daemon.kill()
 	}
 	if s.mock != nil {
 		s.mock.kill()

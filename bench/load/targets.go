@@ -28,13 +28,28 @@ const (
 	goalStartToReadyMS   = 200
 )
 
+// The goals relative to the baseline daemon (the performance issue), and
+// the peak RSS goals. A ratio is silas's figure over the baseline's in the
+// same run of the matrix; a delta is silas's minus the baseline's.
+const (
+	goalN1000CPURatio      = 2.0
+	goalN1000TurnsRatio    = 0.65
+	goalN50TurnsRatio      = 0.98
+	goalN50OverheadP50Plus = 1.0 // ms
+	goalN50OverheadP99Plus = 5.0 // ms
+	goalN50PeakRSSBytes    = 80_000_000
+	goalN1000PeakRSSBytes  = 250_000_000
+)
+
 // EvaluateTargets checks the goals whose scenario the report holds; goals
-// of scenarios that did not run are left out.
+// of scenarios that did not run are left out, and so are the goals
+// relative to the baseline when the baseline did not run the scenario.
 func EvaluateTargets(r *Report) []TargetResult {
 	var ts []TargetResult
 	add := func(name, goal, measured string, met bool) {
 		ts = append(ts, TargetResult{Name: name, Goal: goal, Measured: measured, Met: met})
 	}
+	ts = append(ts, baselineTargets(r)...)
 	if l := r.Load(50, TargetDelay); l != nil {
 		add("N=50: throughput", fmt.Sprintf("≥ %d turns/s", goalN50TurnsPerSec),
 			fmt.Sprintf("%.0f turns/s", l.TurnsPerSecond), l.TurnsPerSecond >= goalN50TurnsPerSec)
@@ -63,6 +78,69 @@ func EvaluateTargets(r *Report) []TargetResult {
 	}
 	return ts
 }
+
+// baselineTargets checks the goals stated relative to the baseline, and
+// the peak RSS goals of the same scenarios.
+func baselineTargets(r *Report) []TargetResult {
+	var ts []TargetResult
+	add := func(name, goal, measured string, met bool) {
+		ts = append(ts, TargetResult{Name: name, Goal: goal, Measured: measured, Met: met})
+	}
+	if l := r.Load(50, TargetDelay); l != nil {
+		if b := r.Baseline(50, TargetDelay); b != nil {
+			c := Compare(l, b)
+			add("N=50: throughput vs baseline", fmt.Sprintf("≥ %s of the baseline's", pct(goalN50TurnsRatio)),
+				fmt.Sprintf("%s (%.0f / %.0f turns/s)", pct(c.TurnsPerSecondRatio), c.Silas.TurnsPerSecond, c.Baseline.TurnsPerSecond),
+				c.TurnsPerSecondRatio >= goalN50TurnsRatio)
+			add("N=50: overhead p50 vs baseline", fmt.Sprintf("≤ baseline + %g ms", goalN50OverheadP50Plus),
+				fmt.Sprintf("%s ms (%.2f / %.2f ms)", delta(c.OverheadP50DeltaMS), c.Silas.OverheadP50MS, c.Baseline.OverheadP50MS),
+				l.Overhead.Count > 0 && b.Overhead.Count > 0 && c.OverheadP50DeltaMS <= goalN50OverheadP50Plus)
+			add("N=50: overhead p99 vs baseline", fmt.Sprintf("≤ baseline + %g ms", goalN50OverheadP99Plus),
+				fmt.Sprintf("%s ms (%.2f / %.2f ms)", delta(c.OverheadP99DeltaMS), c.Silas.OverheadP99MS, c.Baseline.OverheadP99MS),
+				l.Overhead.Count > 0 && b.Overhead.Count > 0 && c.OverheadP99DeltaMS <= goalN50OverheadP99Plus)
+		}
+		add("N=50: peak RSS", fmt.Sprintf("≤ %s", mb(goalN50PeakRSSBytes)), mb(l.Server.PeakRSSBytes),
+			l.Server.PeakRSSBytes > 0 && l.Server.PeakRSSBytes <= goalN50PeakRSSBytes)
+	}
+	if l := r.Load(1000, TargetDelay); l != nil {
+		if b := r.Baseline(1000, TargetDelay); b != nil {
+			c := Compare(l, b)
+			add("N=1000: CPU per turn vs baseline", fmt.Sprintf("≤ %s the baseline's", times(goalN1000CPURatio)),
+				fmt.Sprintf("%s (%.2f / %.2f ms)", times(c.CPUPerTurnRatio), c.Silas.CPUMSPerTurn, c.Baseline.CPUMSPerTurn),
+				c.CPUPerTurnRatio > 0 && c.CPUPerTurnRatio <= goalN1000CPURatio)
+			add("N=1000: throughput vs baseline", fmt.Sprintf("≥ %s of the baseline's", pct(goalN1000TurnsRatio)),
+				fmt.Sprintf("%s (%.0f / %.0f turns/s)", pct(c.TurnsPerSecondRatio), c.Silas.TurnsPerSecond, c.Baseline.TurnsPerSecond),
+				c.TurnsPerSecondRatio >= goalN1000TurnsRatio)
+		}
+		add(fmt.Sprintf("N=1000 × %d: peak RSS", l.MessagesEach), fmt.Sprintf("≤ %s", mb(goalN1000PeakRSSBytes)), mb(l.Server.PeakRSSBytes),
+			l.Server.PeakRSSBytes > 0 && l.Server.PeakRSSBytes <= goalN1000PeakRSSBytes)
+	}
+	return ts
+}
+
+// pct renders a ratio as a percentage; "n/a" for an undefined (zero) one.
+func pct(f float64) string {
+	if f == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", f*100)
+}
+
+// times renders a ratio as a multiple; "n/a" for an undefined (zero) one.
+func times(f float64) string {
+	switch {
+	case f == 0:
+		return "n/a"
+	case f < 1:
+		return fmt.Sprintf("%.2fx", f)
+	case f < 10:
+		return fmt.Sprintf("%.1fx", f)
+	}
+	return fmt.Sprintf("%.0fx", f)
+}
+
+// delta renders a difference in milliseconds with its sign.
+func delta(f float64) string { return fmt.Sprintf("%+.2f", f) }
 
 // errorsText says how many turns failed or broke exactly-once, of how many.
 func errorsText(l *LoadResult) string {

@@ -2,14 +2,23 @@
 // chatbot customers against a real `silas serve` and the mock model, and
 // writes a JSON report and a markdown table.
 //
-// The standard matrix of the bench issue (what `make bench` runs):
+// The standard matrix of the bench issues (what `make bench` runs): every
+// load against silas and against the baseline daemon (bench/cmd/baseline:
+// the same protocol subset and mock, no persistence, no gates), interleaved
+// and twice each, the best run of each kept, and silas reported as a ratio
+// of the baseline:
 //
 //	bench -matrix
+//	bench -matrix -runs 3             # best of three
+//	bench -matrix -daemons silas      # no baseline, one run
 //
 // One scenario, e.g. 200 customers with a 100 ms model and a second of
 // think time, plus 2,000 idle customers:
 //
 //	bench -customers 200 -messages 50 -delay 100ms -think 1s -idle 2000
+//
+// A single scenario runs against silas once unless -daemons and -runs say
+// otherwise, e.g. -daemons silas,baseline -runs 2.
 //
 // Reports go to -out (default bench/results): latest.json and latest.md,
 // plus copies named after the start time. The markdown is printed at the
@@ -27,6 +36,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,6 +44,9 @@ import (
 
 	"github.com/silas-ai/silas/bench/load"
 )
+
+// defaultDurationLimit caps a single scenario's sending phase.
+const defaultDurationLimit = 2 * time.Minute
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -54,6 +67,9 @@ type flags struct {
 	idle          int
 	startup       int
 	silas, mock   string
+	baseline      string
+	daemons       []load.Daemon
+	runs          int
 	out           string
 	cpuProfile    string
 	serverProfile string
@@ -63,17 +79,20 @@ type flags struct {
 func parseFlags(args []string) (*flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.BoolVar(&f.matrix, "matrix", false, "run the standard matrix (startup; 1, 10, 50, 1000 customers with a 50 ms model; 10,000 idle) and ignore the scenario flags")
+	fs.BoolVar(&f.matrix, "matrix", false, "run the standard matrix (startup; 1, 10, 50, 1000 customers with a 50 ms model, each against silas and the baseline; 10,000 idle) and ignore the scenario flags")
 	fs.IntVar(&f.customers, "customers", 50, "simulated customers that chat (0: no load scenario)")
 	fs.IntVar(&f.messages, "messages", 100, "messages each customer sends, one at a time")
 	fs.DurationVar(&f.delay, "delay", load.TargetDelay, "the mock model's answer delay")
 	fs.DurationVar(&f.think, "think", 0, "pause between an answer and the customer's next message")
 	fs.DurationVar(&f.turnTimeout, "turn-timeout", 30*time.Second, "how long a customer waits for one answer")
-	fs.DurationVar(&f.durationLimit, "duration-limit", 2*time.Minute, "bound on each load scenario's sending phase")
+	fs.DurationVar(&f.durationLimit, "duration-limit", defaultDurationLimit, fmt.Sprintf("bound on each load run's sending phase (with -matrix: default %s per run)", load.StandardLimit))
 	fs.IntVar(&f.idle, "idle", 0, "idle customers to connect in an idle scenario (0: none)")
 	fs.IntVar(&f.startup, "startup", 0, "start-to-ready runs in a startup scenario (0: none)")
 	fs.StringVar(&f.silas, "silas", "bin/silas", "the silas binary")
 	fs.StringVar(&f.mock, "mockllm", "bin/mockllm", "the mock model binary")
+	fs.StringVar(&f.baseline, "baseline", "bin/baseline", "the baseline daemon binary")
+	daemons := fs.String("daemons", "", "the daemons each load runs against, comma-separated, in the order each round runs them (default silas,baseline with -matrix, else silas)")
+	fs.IntVar(&f.runs, "runs", 0, fmt.Sprintf("rounds of each load; the best run of each daemon is kept (default %d with -matrix, else 1)", load.StandardRuns))
 	fs.StringVar(&f.out, "out", "bench/results", "directory for the reports (empty: write none)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the driver to this file")
 	fs.StringVar(&f.serverProfile, "server-cpuprofile", "", "have silas write a CPU profile of each scenario (serve --cpuprofile) to this file, with the scenario's name added")
@@ -84,22 +103,61 @@ func parseFlags(args []string) (*flags, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	switch {
+	case *daemons != "":
+		ds, err := load.ParseDaemons(*daemons)
+		if err != nil {
+			return nil, fmt.Errorf("-daemons: %w", err)
+		}
+		f.daemons = ds
+	case f.matrix:
+		f.daemons = []load.Daemon{load.DaemonSilas, load.DaemonBaseline}
+	default:
+		f.daemons = []load.Daemon{load.DaemonSilas}
+	}
+	switch {
+	case f.runs < 0 || (set["runs"] && f.runs == 0):
+		return nil, fmt.Errorf("-runs %d: want at least 1", f.runs)
+	case f.runs == 0 && f.matrix:
+		f.runs = load.StandardRuns
+	case f.runs == 0:
+		f.runs = 1
+	}
+	if !set["duration-limit"] {
+		f.durationLimit = 0 // each scenario's own cap
+	}
 	return &f, nil
 }
+
+// uses reports whether the loads run against d.
+func (f *flags) uses(d load.Daemon) bool { return slices.Contains(f.daemons, d) }
 
 // scenarios returns what the flags ask to run.
 func (f *flags) scenarios() load.Matrix {
 	if f.matrix {
-		return load.StandardMatrix()
+		m := load.StandardMatrix()
+		m.Daemons, m.Runs = f.daemons, f.runs
+		if f.durationLimit > 0 {
+			for i := range m.Loads {
+				m.Loads[i].DurationLimit = f.durationLimit
+			}
+		}
+		return m
 	}
-	var m load.Matrix
+	m := load.Matrix{Daemons: f.daemons, Runs: f.runs}
+	limit := f.durationLimit
+	if limit == 0 {
+		limit = defaultDurationLimit
+	}
 	if f.startup > 0 {
 		m.Startup = &load.Startup{Runs: f.startup}
 	}
 	if f.customers > 0 {
 		m.Loads = []load.Load{{
 			Name: fmt.Sprintf("n%d", f.customers), Customers: f.customers, Messages: f.messages,
-			Delay: f.delay, Think: f.think, TurnTimeout: f.turnTimeout, DurationLimit: f.durationLimit,
+			Delay: f.delay, Think: f.think, TurnTimeout: f.turnTimeout, DurationLimit: limit,
 		}}
 	}
 	if f.idle > 0 {
@@ -123,6 +181,12 @@ func run(args []string) error {
 	opts := load.Options{SilasBin: f.silas, MockBin: f.mock,
 		ServerCPUProfile: f.serverProfile, ServerMemProfile: f.serverMemProf,
 		Progress: newProgressPrinter(os.Stderr).print}
+	if f.uses(load.DaemonBaseline) {
+		opts.BaselineBin = f.baseline
+	}
+	if !f.uses(load.DaemonSilas) && !f.matrix && f.idle == 0 && f.startup == 0 {
+		opts.SilasBin = "" // nothing runs silas
+	}
 	if err := opts.Resolve(); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,43 @@ func TestMatrixFlag(t *testing.T) {
 	}
 	if m.Idle == nil || m.Idle.Customers != 10_000 || m.Startup == nil {
 		t.Errorf("matrix idle %+v, startup %+v", m.Idle, m.Startup)
+	}
+	if len(m.Daemons) != 2 || m.Daemons[0] != load.DaemonSilas || m.Daemons[1] != load.DaemonBaseline || m.Runs != load.StandardRuns {
+		t.Errorf("matrix daemons %v, runs %d: want silas then the baseline, %d rounds", m.Daemons, m.Runs, load.StandardRuns)
+	}
+	for _, l := range m.Loads {
+		if l.DurationLimit != load.StandardLimit {
+			t.Errorf("matrix load %s capped at %v, want %v", l.Name, l.DurationLimit, load.StandardLimit)
+		}
+	}
+}
+
+func TestDaemonsAndRunsFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		daemons []load.Daemon
+		runs    int
+		limit   time.Duration // of the first load
+	}{
+		{[]string{"-customers", "5"}, []load.Daemon{load.DaemonSilas}, 1, defaultDurationLimit},
+		{[]string{"-customers", "5", "-daemons", "baseline,silas", "-runs", "3", "-duration-limit", "15m"},
+			[]load.Daemon{load.DaemonBaseline, load.DaemonSilas}, 3, 15 * time.Minute},
+		{[]string{"-matrix", "-daemons", "silas", "-runs", "1"}, []load.Daemon{load.DaemonSilas}, 1, load.StandardLimit},
+		{[]string{"-matrix", "-duration-limit", "30s"}, []load.Daemon{load.DaemonSilas, load.DaemonBaseline}, load.StandardRuns, 30 * time.Second},
+	} {
+		f, err := parseFlags(tc.args)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		m := f.scenarios()
+		if !slices.Equal(m.Daemons, tc.daemons) || m.Runs != tc.runs || m.Loads[0].DurationLimit != tc.limit {
+			t.Errorf("%v: daemons %v, runs %d, limit %v; want %v, %d, %v", tc.args, m.Daemons, m.Runs, m.Loads[0].DurationLimit, tc.daemons, tc.runs, tc.limit)
+		}
+	}
+	for _, bad := range [][]string{{"-runs", "0"}, {"-runs", "-1"}, {"-daemons", "silas,nginx"}, {"-daemons", "silas,"}} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%v parsed", bad)
+		}
 	}
 }
 

@@ -72,7 +72,7 @@ func (p *progressPrinter) print(pr load.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
-	line := fmt.Sprintf("%-22s %6d/%-6d done  %5d failed  %7.0f/s  %5.1fs",
+	line := fmt.Sprintf("%-30s %6d/%-6d done  %5d failed  %7.0f/s  %5.1fs",
 		pr.Scenario, pr.Completed, pr.Total, pr.Failed, pr.Rate, pr.Elapsed.Seconds())
 	switch {
 	case p.terminal && pr.Final:
