@@ -17,8 +17,10 @@ run: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/silas
 
-## test: formatting, vet, and every test with the race detector
+## test: the system packages the tests need (.ci/deps installs them as root,
+## else names them), formatting, vet, and every test with the race detector
 test:
+	@./.ci/deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
