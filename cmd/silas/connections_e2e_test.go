@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -494,5 +495,44 @@ func TestPermissionEscalation(t *testing.T) {
 	perms, _ := list[0]["permissions"].([]any)
 	if len(perms) != 2 || perms[1] != "act" {
 		t.Fatalf("after Approve the connection's permissions are %v, want observe and act", perms)
+	}
+}
+
+// TestConnectionKillNineDuringSetup: Silas killed with SIGKILL while a
+// device code setup waits for the owner: after the restart the connection
+// is proposed, not half active, and no credential is stored.
+func TestConnectionKillNineDuringSetup(t *testing.T) {
+	mock := newMock(t)
+	fake := fakeoauth.Start(t, fakeoauth.Options{Interval: 1})
+	fake.ApproveAfter(-1)
+	dataDir := t.TempDir()
+	ov := overrides(t, mock, dataDir)
+	cfgPath := writeConfig(t, ov)
+
+	p1 := startProcess(t, cfgPath)
+	c := owner(t, p1.addr)
+	c.send(map[string]any{"type": "message", "text": "/connect oauth-device device_authorization_url=" + fake.DeviceAuthorizationURL() +
+		" token_url=" + fake.TokenURL() + " api_base=" + fake.APIBase() + " client_id=" + fake.ClientID()})
+	id := connectAnswer(t, c)
+	card := c.next("approval_request")
+	c.send(map[string]any{"type": "approval_response", "request_id": card.str("request_id"), "verdict": "approved"})
+	c.next("connection_setup_step") // the device code: the script is polling
+	checkFor(t, waitLimit, func() bool { return fake.Polls() > 0 }, "the setup script polling")
+	if err := p1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p1.cmd.Wait()
+
+	p2 := startProcess(t, cfgPath)
+	checkFor(t, waitLimit, func() bool {
+		var r struct {
+			Connections []map[string]any `json:"connections"`
+		}
+		pwaJSON(t, p2.addr, "GET", "/connections", "owner-secret-token", "", http.StatusOK, &r)
+		return len(r.Connections) == 1 && r.Connections[0]["connection_id"] == id && r.Connections[0]["status"] == "proposed"
+	}, "the interrupted connection proposed again")
+	keys, _ := filepath.Glob(filepath.Join(dataDir, "keys", "secret-*"))
+	if len(keys) != 0 {
+		t.Fatalf("credential files left after the interrupted setup: %v", keys)
 	}
 }

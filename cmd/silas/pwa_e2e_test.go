@@ -1011,6 +1011,15 @@ func TestPWACardContract(t *testing.T) {
 			want: map[string]any{"type": "connection_failure_response", "request_id": "f1", "selected_action": "request_admin_approval"},
 		},
 		{
+			event: map[string]any{"type": "approval_request", "request_id": "conn-1", "scope": "connection_manage", "title": "Connect to GitHub?",
+				"body": "Connect Silas to GitHub through the oauth-device skill (device_code).", "risk_level": "medium",
+				"connection": map[string]any{"connection_id": "cn-1", "name": "GitHub", "skill_name": "oauth-device", "auth_strategy": "device_code",
+					"permissions": []any{"observe"}, "requested_scopes": []any{"read:user"}}},
+			kind: "connect", risk: "medium", intent: "Connect to GitHub?",
+			act:  func(p *pwa) { p.do("connect", chromedp.Click(chromedp.CSS(card("connect")+" .btn-primary"))) },
+			want: map[string]any{"type": "approval_response", "request_id": "conn-1", "verdict": "approved"},
+		},
+		{
 			event: map[string]any{"type": "checkpoint", "request_id": "c1", "message": "Halfway through. Continue?", "options": []any{"continue", "stop"}},
 			kind:  "checkpoint", risk: "low", intent: "Halfway through.",
 			act:  func(p *pwa) { p.do("continue", chromedp.Click(chromedp.CSS(card("checkpoint")+" .btn-primary"))) },
