@@ -249,7 +249,7 @@ func (c *Connection) forward(ctx actor.Context, f *web.Frame) {
 	ctx.Send(c.scope, &messages.UserMessage{
 		MessageID: id, Channel: "web", SenderID: sender, Text: f.Text,
 		Authenticated: c.kind == messages.ScopeOwner, Signature: sig, Nonce: f.Nonce, Timestamp: f.Timestamp,
-		ReceivedAt: c.d.now(), Sink: c.out,
+		ReceivedAt: c.d.now(), ClientIP: c.info.RemoteIP, Sink: c.out,
 	})
 }
 

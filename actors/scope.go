@@ -54,11 +54,10 @@ type Scope struct {
 	// outbox holds committed answers not yet handed to a connection.
 	outbox []persistence.OutboxRecord
 	// delivered are outbox ids handed to a connection whose deletion is not
-	// yet written; they ride along with the next commit.
-	delivered []string
-	// deliveredTimer, when set, writes delivered on its own if no turn
-	// commit carries it first (scheduleDelivered).
-	deliveredTimer *time.Timer
+	// yet written; deliveredWriting is true while a write of earlier ids is
+	// on its way, and delivered goes out when it returns (persistDelivered).
+	delivered        []string
+	deliveredWriting bool
 
 	proxy, planner *actor.PID
 	scorer         *actor.PID
@@ -93,11 +92,13 @@ type Scope struct {
 type queued struct {
 	msg       *messages.UserMessage
 	journaled bool
+	slot      slot // its admission slot, passed on to its run
 }
 
 type run struct {
 	turn    *pipeline.Turn
 	msg     *messages.UserMessage
+	slot    slot // its admission slot, given back by endTurn
 	started time.Time
 	failed  bool
 	// answer is the outbox record of the turn's commit, sent once durable.
@@ -113,10 +114,6 @@ type run struct {
 	// that an answer is never durable before the message it answers.
 	commitWaiting bool
 }
-
-// idleTimeout is how long a scope with no connection and no work stays in
-// memory; its state is in Badger, so stopping it costs only a reload.
-const idleTimeout = 10 * time.Minute
 
 func newScope(d *shared, id string, kind messages.ScopeKind) *Scope {
 	s := &Scope{id: id, kind: kind, d: d, sinks: make(map[string]messages.Sink), workers: make(map[string]*actor.PID)}
@@ -209,18 +206,33 @@ func (s *Scope) common(c actor.Context) {
 		s.onPersona(c, m)
 	case *stepDone:
 		// A result for a turn that is no longer current: drop it.
-	case *flushDelivered:
-		s.onFlushDelivered()
+	case *deliveredWritten:
+		s.onDeliveredWritten(c, m)
 	case *actor.Stopping:
-		if s.deliveredTimer != nil {
-			s.deliveredTimer.Stop()
-		}
-		s.persistDelivered()
-		// Queued messages stay journaled and run when the scope comes back.
-		for range s.queue {
-			s.d.admit.release()
-		}
-		s.queue = nil
+		s.leave()
+	case *actor.Restarting:
+		// This instance is dropped and a fresh one reloads from Badger:
+		// what it holds in memory must not outlive it.
+		s.leave()
+	}
+}
+
+// leave gives back what the scope holds outside itself when this instance
+// ends (stop or restart): the deletion of delivered answers is written,
+// and the admission slots of its queue and of its turn in flight are
+// released. Queued messages stay journaled and run when the scope comes
+// back; the turn in flight runs again from its journaled message.
+func (s *Scope) leave() {
+	s.deliveredWriting = false // a write in flight answers a dead instance
+	s.writeDelivered(nil)
+	for _, q := range s.queue {
+		s.d.admit.release(q.slot)
+		s.d.metrics.QueueDepth.Dec()
+	}
+	s.queue = nil
+	if r := s.current; r != nil {
+		s.d.admit.release(r.slot)
+		r.slot = slot{}
 	}
 }
 
@@ -231,18 +243,18 @@ func (s *Scope) setState(c actor.Context) {
 		c.CancelReceiveTimeout()
 	default:
 		s.behavior.Become(s.idle)
-		c.SetReceiveTimeout(idleTimeout)
+		c.SetReceiveTimeout(s.idleTimeout())
 	}
 }
 
 func (s *Scope) onIdleTimeout(c actor.Context) {
 	if s.current == nil {
-		s.persistDelivered()
+		s.persistDelivered(c)
 	}
 	// A pending approval asked outside any turn (onOwnerWork) keeps the
 	// scope: its asker waits for the verdict.
-	if len(s.sinks) == 0 && len(s.queue) == 0 && s.current == nil && len(s.outbox) == 0 && len(s.delivered) == 0 && len(s.workers) == 0 && s.approval == nil {
-		c.Stop(c.Self())
+	if s.passivatable() {
+		s.passivate(c)
 	}
 }
 
@@ -256,7 +268,7 @@ func (s *Scope) onDrain(c actor.Context) {
 	}
 	s.cancelGateApproval(c)
 	if s.current == nil {
-		s.persistDelivered()
+		s.persistDelivered(c)
 		c.Respond(&messages.Drained{})
 		return
 	}

@@ -166,15 +166,17 @@ func (s *Scope) onLoaded(c actor.Context, m *scopeLoaded) {
 		if s.find(msg.MessageID) >= 0 {
 			continue
 		}
-		if !s.d.admit.acquire() {
+		sl, refused := s.d.admit.acquire(s.kind == messages.ScopeOwner, "")
+		if refused != nil {
 			// Over the global bound: it stays journaled and runs on a later start.
 			continue
 		}
-		recovered = append(recovered, &queued{msg: msg, journaled: true})
+		s.d.metrics.QueueDepth.Inc()
+		recovered = append(recovered, &queued{msg: msg, journaled: true, slot: sl})
 	}
 	s.queue = append(recovered, s.queue...)
 	s.outbox = append(s.outbox, m.outbox...)
-	s.flushOutbox()
+	s.flushOutbox(c)
 	s.resumeWorkItems(c, m.work)
 	for _, w := range s.waitingPersona {
 		s.applyPersona(c, w.sender, w.req)

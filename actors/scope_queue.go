@@ -84,11 +84,12 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 		s.reject(m, web.CodeBusy, fmt.Sprintf("busy: %d messages are already waiting in this conversation (backpressure.max_pending_turns_per_scope); resend after the answers arrive", max))
 		return
 	}
-	if !s.d.admit.acquire() {
-		s.reject(m, web.CodeBusy, "busy: the server has too many messages waiting (backpressure.max_pending_turns_total); resend in a moment")
+	sl, refused := s.d.admit.acquire(s.kind == messages.ScopeOwner, m.ClientIP)
+	if refused != nil {
+		s.reject(m, web.CodeBusy, refused.busyText())
 		return
 	}
-	s.queue = append(s.queue, &queued{msg: m})
+	s.queue = append(s.queue, &queued{msg: m, slot: sl})
 	s.d.metrics.QueueDepth.Inc()
 	s.journal(c, m)
 	// An idle scope starts the turn now: its journal write overlaps the
@@ -177,8 +178,9 @@ func (s *Scope) onCurrentJournaled(r *run, m *journaled) {
 }
 
 func (s *Scope) dequeue(i int) {
+	q := s.queue[i]
 	s.queue = append(s.queue[:i], s.queue[i+1:]...)
-	s.d.admit.release()
+	s.d.admit.release(q.slot)
 	s.d.metrics.QueueDepth.Dec()
 }
 
@@ -197,61 +199,67 @@ func (s *Scope) onAttach(c actor.Context, m *messages.Attach) {
 		m.Sink.Send(s.approval.event)
 	}
 	s.askSkillCards(c, m.Sink)
-	s.flushOutbox()
-	if s.current == nil {
-		s.persistDelivered()
-	}
+	s.flushOutbox(c)
 }
 
-// deliveredDelay is how long an idle scope holds the ids of delivered
-// answers before it writes their deletion on its own. A conversation's next
-// message usually comes sooner, and its turn's commit carries them, which
-// saves a write (a third of all writes under a chatbot's load). A crash in
-// that window only means the answers are delivered again after the
-// restart, and clients drop duplicates by reply_to.
-const deliveredDelay = time.Second
+// deliveredWritten reports the write of delivered outbox ids.
+// Sender: the scope's write task. Receiver: the scope.
+type deliveredWritten struct{}
 
-// flushDelivered tells a scope that deliveredDelay has passed.
-type flushDelivered struct{}
-
-// scheduleDelivered arranges for delivered to be written if no turn commit
-// carries it within deliveredDelay.
-func (s *Scope) scheduleDelivered(c actor.Context) {
-	if len(s.delivered) == 0 || s.deliveredTimer != nil {
+// persistDelivered writes the deletion of the outbox records handed to a
+// connection, at once: the write joins the store's next commit group, so
+// it is on disk milliseconds after the answer went out and shares that
+// group's sync instead of costing one of its own. A kill in between only
+// means the answer is delivered again after the restart, with the same
+// reply_to and bytes, and clients drop it.
+//
+// One write per scope is in flight at a time: ids delivered meanwhile are
+// written together when it returns (onDeliveredWritten), so a burst of
+// answers costs one write, not one each.
+func (s *Scope) persistDelivered(c actor.Context) {
+	if len(s.delivered) == 0 || s.deliveredWriting {
 		return
 	}
+	s.deliveredWriting = true
 	self, root := c.Self(), s.d.sys.Root
-	s.deliveredTimer = time.AfterFunc(deliveredDelay, func() { root.Send(self, &flushDelivered{}) })
-}
-
-func (s *Scope) onFlushDelivered() {
-	s.deliveredTimer = nil
-	if s.current == nil {
-		// A busy scope's next commit carries them instead.
-		s.persistDelivered()
+	if !s.writeDelivered(func() { root.Send(self, &deliveredWritten{}) }) {
+		s.deliveredWriting = false
 	}
 }
 
-// persistDelivered writes the deletion of delivered outbox records now. A
-// busy scope lets them ride along with its next commit instead; an idle one
-// has no next commit coming.
-func (s *Scope) persistDelivered() {
+func (s *Scope) onDeliveredWritten(c actor.Context, _ *deliveredWritten) {
+	s.deliveredWriting = false
+	s.persistDelivered(c)
+}
+
+// writeDelivered starts the write of s.delivered and calls done, if not
+// nil, once it settled. It reports false when no write was started.
+func (s *Scope) writeDelivered(done func()) bool {
 	if len(s.delivered) == 0 {
-		return
+		return false
 	}
 	ids, db, scope, log := s.delivered, s.d.DB, s.id, s.d.Log
 	s.delivered = nil
-	s.d.tasks.Go("outbox delivered", func(ctx context.Context) {
+	return s.d.tasks.Go("outbox delivered", func(ctx context.Context) {
 		if err := db.Outbox().Delivered(context.WithoutCancel(ctx), scope, ids...); err != nil {
 			log.Error().Err(err).Str("scope", scope).Msg("record delivered answers; they may be delivered again")
 		}
-	}, nil)
+		if done != nil {
+			done()
+		}
+	}, func(error) {
+		if done != nil {
+			done()
+		}
+	})
 }
 
-// flushOutbox hands committed answers to the attached connections. An answer
-// counts as delivered once one connection accepted it; a crash before its
-// deletion is written re-delivers it, and clients drop duplicates by reply_to.
-func (s *Scope) flushOutbox() {
+// flushOutbox hands committed answers to the attached connections and
+// records their delivery. An answer counts as delivered once one connection
+// accepted it; a crash before its deletion is written re-delivers it, and
+// clients drop duplicates by reply_to.
+func (s *Scope) flushOutbox(c actor.Context) {
+	defer s.persistDelivered(c)
 	if len(s.sinks) == 0 || len(s.outbox) == 0 {
 		return
 	}

@@ -40,7 +40,7 @@ func (s *Scope) maybeStart(c actor.Context) {
 	s.queue = s.queue[1:]
 	s.d.metrics.QueueDepth.Dec()
 	m := q.msg
-	s.current = &run{msg: m, started: time.Now(), journaled: q.journaled, acked: q.journaled, turn: &pipeline.Turn{
+	s.current = &run{msg: m, slot: q.slot, started: time.Now(), journaled: q.journaled, acked: q.journaled, turn: &pipeline.Turn{
 		ID: uuid.NewString(), Scope: s.id, Number: s.turnNo + 1, Now: s.d.now(),
 		In: pipeline.Inbound{
 			MessageID: m.MessageID, Channel: m.Channel, SenderID: m.SenderID, Text: m.Text,
@@ -68,7 +68,7 @@ func (s *Scope) onStepDone(c actor.Context, m *stepDone) {
 			s.onCommitFailed(c, m.result.Err)
 			return
 		}
-		s.afterCommit(r)
+		s.afterCommit(c, r)
 	}
 	req, err := pipeline.Resume(r.turn, s.env, m.result)
 	s.step(c, req, err)
@@ -227,16 +227,10 @@ func (s *Scope) turnCommit(r *run) persistence.TurnCommit {
 	t := r.turn
 	payload, _ := json.Marshal(t.Answer) // an Answer always encodes
 	snap, _ := json.Marshal(snapshot{Turn: t.Number, Access: s.accessState()})
-	delivered := s.delivered
-	s.delivered = nil
-	if s.deliveredTimer != nil && s.deliveredTimer.Stop() {
-		// The commit carries them: the timer has nothing left to write.
-		s.deliveredTimer = nil
-	}
 	r.answer = persistence.OutboxRecord{ID: t.ID, Scope: s.id, ReplyTo: t.In.MessageID, Payload: payload, CreatedAt: t.Now}
 	tc := persistence.TurnCommit{
 		Scope: s.id, MessageID: t.In.MessageID, Consumer: consumerTurns,
-		Chronicle: t.Chronicle, Memories: t.Memories, Snapshot: snap, Delivered: delivered,
+		Chronicle: t.Chronicle, Memories: t.Memories, Snapshot: snap,
 		Outbox: []persistence.OutboxRecord{r.answer},
 	}
 	if t.Usage.Calls > 0 {
@@ -247,7 +241,7 @@ func (s *Scope) turnCommit(r *run) persistence.TurnCommit {
 
 // afterCommit queues the durable answer for delivery; it goes out at once
 // to every attached connection.
-func (s *Scope) afterCommit(r *run) {
+func (s *Scope) afterCommit(c actor.Context, r *run) {
 	t := r.turn
 	if !r.acked {
 		// The commit is durable, so the message is too: acknowledge it
@@ -264,7 +258,7 @@ func (s *Scope) afterCommit(r *run) {
 			s.delivered = append(s.delivered, t.ID)
 		}
 	}
-	s.flushOutbox()
+	s.flushOutbox(c)
 }
 
 // finish closes a turn whose stages all ran.
@@ -279,17 +273,14 @@ func (s *Scope) finish(c actor.Context) {
 }
 
 func (s *Scope) endTurn(c actor.Context) {
+	s.d.admit.release(s.current.slot)
 	s.current = nil
-	s.d.admit.release()
 	if s.draining && s.drainReply != nil {
 		c.Send(s.drainReply, &messages.Drained{})
 		s.drainReply = nil
 	}
 	s.setState(c)
 	s.maybeStart(c)
-	if s.current == nil {
-		s.scheduleDelivered(c)
-	}
 }
 
 func (s *Scope) auditTurn(t *pipeline.Turn) {
@@ -347,7 +338,7 @@ func (s *Scope) onFailureCommitted(c actor.Context, err error) {
 		s.onCommitFailed(c, err)
 		return
 	}
-	s.afterCommit(s.current)
+	s.afterCommit(c, s.current)
 	s.endTurn(c)
 }
 

@@ -48,6 +48,7 @@ func (s *Stream) Receive(c actor.Context) {
 			delete(s.ids, m.Who.Id)
 			if s.scopes[id].Equal(m.Who) {
 				delete(s.scopes, id)
+				s.d.metrics.ScopesActive.Set(float64(len(s.scopes)))
 			}
 		}
 	case *messages.SkillRemoved:
@@ -88,6 +89,7 @@ func (s *Stream) scope(c actor.Context, id string, kind messages.ScopeKind) *act
 	}
 	s.scopes[id] = pid
 	s.ids[pid.Id] = id
+	s.d.metrics.ScopesActive.Set(float64(len(s.scopes)))
 	return pid
 }
 

@@ -49,7 +49,7 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 		Deps:    d,
 		sys:     sys,
 		tasks:   newTasks(d.Log),
-		admit:   &admission{limit: int64(d.Config.Backpressure.MaxPendingTurnsTotal)},
+		admit:   newAdmission(d.Config.Backpressure.MaxPendingTurnsTotal, d.Config.Backpressure.OwnerReservedTurns, d.Config.Backpressure.MaxPendingTurnsPerIP),
 		metrics: metrics.NewStandard(d.Metrics),
 	}
 	policy, err := accessPolicy(d)

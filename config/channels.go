@@ -194,6 +194,16 @@ type Backpressure struct {
 	MaxPendingTurnsPerScope int `koanf:"max_pending_turns_per_scope"`
 	// MaxPendingTurnsTotal is the same bound across all scopes. Default 500.
 	MaxPendingTurnsTotal int `koanf:"max_pending_turns_total"`
+	// OwnerReservedTurns is the part of MaxPendingTurnsTotal kept for the
+	// owner's scope: chatbot customers together never hold more than
+	// MaxPendingTurnsTotal minus it, so a crowd of customers cannot make
+	// the owner's messages busy. At least 1 and less than
+	// MaxPendingTurnsTotal. Default 20.
+	OwnerReservedTurns int `koanf:"owner_reserved_turns"`
+	// MaxPendingTurnsPerIP bounds the customer messages waiting or running
+	// that came from one client IP, across all of its sessions, so that one
+	// address cannot fill the customers' share alone. Default 100.
+	MaxPendingTurnsPerIP int `koanf:"max_pending_turns_per_ip"`
 	// ShutdownGraceSeconds is how long shutdown waits for running turns. Default 30.
 	ShutdownGraceSeconds int `koanf:"shutdown_grace_seconds"`
 }

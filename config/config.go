@@ -1,6 +1,9 @@
 package config
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"time"
+)
 
 // Config is the whole configuration: the content of the "silas:" root of
 // config/silas.yaml. Each field's koanf tag is its YAML key.
@@ -125,6 +128,18 @@ type Rehydration struct {
 	// MaxChronicleEntries is how many recent chronicle entries each scope reloads.
 	// Default 50.
 	MaxChronicleEntries int `koanf:"max_chronicle_entries"`
+	// ScopeIdleTimeoutSeconds (the issue's scope_idle_timeout) is how long a scope
+	// stays in memory with no turn pending or running, no work item running, no
+	// approval waiting and no connection attached. Then it is passivated: its
+	// actor stops, and its next message reloads it from Badger exactly as after
+	// a restart. Lower saves memory on deployments with many customers who come
+	// and go; a reload costs a few reads. Default 300.
+	ScopeIdleTimeoutSeconds int `koanf:"scope_idle_timeout_seconds"`
+}
+
+// ScopeIdleTimeout is ScopeIdleTimeoutSeconds as a duration.
+func (r Rehydration) ScopeIdleTimeout() time.Duration {
+	return time.Duration(r.ScopeIdleTimeoutSeconds) * time.Second
 }
 
 // Scheduler configures the cron scheduler.

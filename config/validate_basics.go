@@ -31,6 +31,7 @@ func (c *Config) validateBasics(p *problems) {
 	}
 
 	p.atLeast("rehydration.max_chronicle_entries", c.Rehydration.MaxChronicleEntries, 0)
+	p.atLeast("rehydration.scope_idle_timeout_seconds", c.Rehydration.ScopeIdleTimeoutSeconds, 1)
 	if mb := c.Persistence.MinFreeMB; mb < 0 || mb > maxMinFreeMB {
 		p.add("persistence.min_free_mb", "must be between 0 (off) and %d MB, got %d; the default is 256", maxMinFreeMB, mb)
 	}
@@ -52,6 +53,11 @@ func (c *Config) validateBasics(p *problems) {
 		p.add("backpressure.max_pending_turns_total", "must be at least silas.backpressure.max_pending_turns_per_scope (%d), got %d",
 			b.MaxPendingTurnsPerScope, b.MaxPendingTurnsTotal)
 	}
+	if b.OwnerReservedTurns < 1 || b.OwnerReservedTurns >= b.MaxPendingTurnsTotal {
+		p.add("backpressure.owner_reserved_turns", "must be at least 1 and less than silas.backpressure.max_pending_turns_total (%d), so that the owner and customers each have room; got %d",
+			b.MaxPendingTurnsTotal, b.OwnerReservedTurns)
+	}
+	p.atLeast("backpressure.max_pending_turns_per_ip", b.MaxPendingTurnsPerIP, 1)
 	p.atLeast("backpressure.shutdown_grace_seconds", b.ShutdownGraceSeconds, 0)
 
 	sb := c.Sandbox

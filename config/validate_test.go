@@ -53,6 +53,10 @@ func TestValidateRules(t *testing.T) {
 			c.Channels.Telegram = Telegram{Enabled: true, Token: "t", OwnerChatID: "me"}
 		}, []string{"silas.channels.telegram.owner_chat_id", "numeric"}},
 
+		// rehydration
+		{"no scope idle timeout", func(t *testing.T, c *Config) { c.Rehydration.ScopeIdleTimeoutSeconds = 0 },
+			[]string{"silas.rehydration.scope_idle_timeout_seconds", "at least 1"}},
+
 		// persistence
 		{"negative watermark", func(t *testing.T, c *Config) { c.Persistence.MinFreeMB = -1 },
 			[]string{"silas.persistence.min_free_mb", "between 0 (off) and", "got -1"}},
@@ -220,6 +224,13 @@ func TestValidateRules(t *testing.T) {
 			[]string{"silas.limits.ws_messages_per_minute_per_ip", "at least 1"}},
 		{"backpressure total below scope", func(t *testing.T, c *Config) { c.Backpressure.MaxPendingTurnsTotal = 5 },
 			[]string{"silas.backpressure.max_pending_turns_total"}},
+		{"owner reservation is zero", func(t *testing.T, c *Config) { c.Backpressure.OwnerReservedTurns = 0 },
+			[]string{"silas.backpressure.owner_reserved_turns", "at least 1"}},
+		{"owner reservation leaves customers nothing", func(t *testing.T, c *Config) {
+			c.Backpressure.OwnerReservedTurns = c.Backpressure.MaxPendingTurnsTotal
+		}, []string{"silas.backpressure.owner_reserved_turns", "less than silas.backpressure.max_pending_turns_total (500)"}},
+		{"per-ip bound", func(t *testing.T, c *Config) { c.Backpressure.MaxPendingTurnsPerIP = 0 },
+			[]string{"silas.backpressure.max_pending_turns_per_ip", "at least 1"}},
 		{"log format", func(t *testing.T, c *Config) { c.Log.Format = "text" }, []string{"silas.log.format", "json, console"}},
 		{"log level", func(t *testing.T, c *Config) { c.Log.Level = "loud" }, []string{"silas.log.level"}},
 		{"owner id", func(t *testing.T, c *Config) { c.OwnerID = " " }, []string{"silas.owner_id", "must not be empty"}},

@@ -55,7 +55,11 @@ type UserMessage struct {
 	Nonce         string
 	Timestamp     string
 	ReceivedAt    time.Time
-	Sink          Sink
+	// ClientIP is the address the message came from (the web channel's
+	// client IP, see channels.web.trusted_proxies), "" when the channel has
+	// none. Admission charges a customer's turns to it; it is not journaled.
+	ClientIP string
+	Sink     Sink
 }
 
 // AckEvent tells the client a message is durably journaled and will be

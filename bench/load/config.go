@@ -40,6 +40,8 @@ var RaisedLimits = []Limit{
 		"every simulated customer connects from 127.0.0.1, so they all share one per-IP bucket"},
 	{"silas.backpressure.max_pending_turns_total", 100_000, 500,
 		"1,000 customers each with a turn in flight are 1,000 pending turns; a deployment sized for them raises this bound"},
+	{"silas.backpressure.max_pending_turns_per_ip", 100_000, 100,
+		"every simulated customer connects from 127.0.0.1, so all their pending turns are charged to one address"},
 	{"silas.channels.web.max_sockets", 100_000, 10_000,
 		"the idle scenario holds 10,000 customer sockets open besides the probe"},
 	{"silas.channels.web.max_sockets_per_ip", 100_000, 100,

@@ -14,6 +14,7 @@ var limitOf = map[string]func(*config.Config) int{
 	"silas.limits.llm_calls_per_minute_per_scope":   func(c *config.Config) int { return c.Limits.LLMCallsPerMinutePerScope },
 	"silas.limits.ws_messages_per_minute_per_ip":    func(c *config.Config) int { return c.Limits.WSMessagesPerMinutePerIP },
 	"silas.backpressure.max_pending_turns_total":    func(c *config.Config) int { return c.Backpressure.MaxPendingTurnsTotal },
+	"silas.backpressure.max_pending_turns_per_ip":   func(c *config.Config) int { return c.Backpressure.MaxPendingTurnsPerIP },
 	"silas.channels.web.max_sockets":                func(c *config.Config) int { return c.Channels.Web.MaxSockets },
 	"silas.channels.web.max_sockets_per_ip":         func(c *config.Config) int { return c.Channels.Web.MaxSocketsPerIP },
 	"silas.channels.web.idle_timeout_seconds":       func(c *config.Config) int { return c.Channels.Web.IdleTimeoutSeconds },

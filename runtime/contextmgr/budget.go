@@ -116,9 +116,14 @@ func (l Limits) Validate() error {
 	return nil
 }
 
+// defaultTrivial is DefaultTrivialPattern compiled once: a Regexp is safe
+// for concurrent use and holds no state of its own, so every window shares
+// it instead of holding about 6 KB of compiled program per scope.
+var defaultTrivial = regexp.MustCompile("(?i)" + DefaultTrivialPattern)
+
 func compileTrivial(pattern string) (*regexp.Regexp, error) {
-	if pattern == "" {
-		pattern = DefaultTrivialPattern
+	if pattern == "" || pattern == DefaultTrivialPattern {
+		return defaultTrivial, nil
 	}
 	re, err := regexp.Compile("(?i)" + pattern)
 	if err != nil {

@@ -13,6 +13,8 @@ const (
 	NameWSFramesOut      = "silas_ws_frames_out_total"
 	NamePromptBytes      = "silas_prompt_context_bytes_total"
 	NamePromptStable     = "silas_prompt_context_stable_bytes_total"
+	NameScopesActive     = "silas_scopes_active"
+	NameScopesPassivated = "silas_scopes_passivated_total"
 )
 
 // LabelCode is the label of NameErrorsTotal.
@@ -31,6 +33,8 @@ type Standard struct {
 	WSFramesOut      *Counter    // silas_ws_frames_out_total
 	PromptBytes      *Counter    // silas_prompt_context_bytes_total
 	PromptStable     *Counter    // silas_prompt_context_stable_bytes_total
+	ScopesActive     *Gauge      // silas_scopes_active
+	ScopesPassivated *Counter    // silas_scopes_passivated_total
 }
 
 // NewStandard registers (or finds, since registration is idempotent) the
@@ -48,5 +52,8 @@ func NewStandard(r *Registry) *Standard {
 		PromptBytes:      r.Counter(NamePromptBytes, "Bytes of rendered context sent to the proxy and planner models."),
 		PromptStable: r.Counter(NamePromptStable, "Of the rendered context sent, the bytes that repeat the scope's previous render from its start: "+
 			"what a provider's prompt cache can reuse when the system prompt is unchanged."),
+		ScopesActive: r.Gauge(NameScopesActive, "Scope actors in memory (the owner and customers with a connection or recent activity)."),
+		ScopesPassivated: r.Counter(NameScopesPassivated, "Idle scopes stopped after rehydration.scope_idle_timeout_seconds; "+
+			"each reloads from the database on its next message."),
 	}
 }
