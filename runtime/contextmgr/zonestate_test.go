@@ -195,10 +195,10 @@ func TestFullChronicleEvictsInBatches(t *testing.T) {
 		turns++
 		prev = got
 	}
-	// An eviction frees evictionSlackPct (10%) of the chronicle's budget:
+	// An eviction frees evictionSlackPct (20%) of the chronicle's budget:
 	// with about 48 tokens a turn (two short messages and their blocks'
-	// delimiters) that is room for some 18 turns.
-	if evictions == 0 || evictions > turns/15 {
+	// delimiters) that is room for some 37 turns.
+	if evictions == 0 || evictions > turns/30 {
 		t.Fatalf("%d evictions in %d turns, want a few batches", evictions, turns)
 	}
 	if stableTurns < turns*9/10 {
