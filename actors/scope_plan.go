@@ -340,7 +340,7 @@ func (s *Scope) startWorkItem(c actor.Context, w *messages.WorkItem) {
 		// A project's task, stored by its own journal: its project resumes it.
 		return
 	}
-	props := actor.PropsFromProducer(func() actor.Actor { return newWorkItem(s.d, s.id, w) }, s.d.props...)
+	props := workItemProps(s.d, s.id, w)
 	if w.Type == messages.WorkProject {
 		props = actor.PropsFromProducer(func() actor.Actor { return newProject(s.d, s.id, w) }, s.d.props...)
 	}

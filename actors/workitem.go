@@ -140,8 +140,9 @@ type attemptLedger struct {
 //
 // Supervision: the WorkItem supervises its attempts itself (HandleFailure):
 // a panicking attempt is stopped and counts as a failed attempt. A panic of
-// the WorkItem restarts it, and it resumes from the state it last recorded
-// in its work item.
+// the WorkItem restarts it: a scope's work item resumes from its journaled
+// record (workItemProps); a project's task, which the project journals,
+// from the state it last recorded in its work item.
 type WorkItem struct {
 	d     *shared
 	scope string
@@ -185,6 +186,9 @@ type WorkItem struct {
 	// once before the first attempt (spec 5.2.1 c2) and shared, read-only,
 	// by every attempt.
 	gates *gates.ActiveSet
+	// reload: this instance replaces one that panicked; it starts from the
+	// journaled record (workitem_restart.go).
+	reload bool
 }
 
 // newWorkItem returns the actor for w, starting from the runtime state w
@@ -211,7 +215,13 @@ func (a *WorkItem) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.self = c.Self()
+		if a.reload && a.project == nil {
+			a.reloadFromStore(c)
+			return
+		}
 		a.onStarted(c)
+	case *workItemReloaded:
+		a.onReloaded(c, m)
 	case *attemptJournaled:
 		a.onAttemptJournaled(c, m)
 	case *journalDone:
@@ -229,7 +239,11 @@ func (a *WorkItem) Receive(c actor.Context) {
 	case *workItemChecked:
 		a.onChecked(c, m)
 	case *attemptDone:
-		a.onAttemptDone(c, m)
+		// From an Attempt: with no child running it is a stale one, of an
+		// instance that panicked and was restarted.
+		if a.child != nil {
+			a.onAttemptDone(c, m)
+		}
 	case *plannerGuidance:
 		a.onGuidance(c, m)
 	case *replanReady:

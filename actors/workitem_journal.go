@@ -33,7 +33,12 @@ type journalOp struct {
 
 // journalDone says the write in flight finished. Sender: the journal
 // goroutine. Receiver: the WorkItem.
-type journalDone struct{ then any }
+// owner is the instance that queued the write: a write that finishes after
+// a restart belongs to the instance that panicked and is ignored.
+type journalDone struct {
+	then  any
+	owner *WorkItem
+}
 
 // attemptSpend carries the spend of the running attempt after each model
 // call, so that a crash does not forget it. Sender: an Attempt. Receiver:
@@ -74,7 +79,7 @@ func (a *WorkItem) writeNext(c actor.Context) {
 		if op.then != nil {
 			then = op.then(err)
 		}
-		root.Send(self, &journalDone{then: then})
+		root.Send(self, &journalDone{then: then, owner: a})
 	}
 	if !a.d.tasks.Go("journal work item", func(ctx context.Context) {
 		var err error
@@ -107,6 +112,9 @@ func (a *WorkItem) writeNext(c actor.Context) {
 }
 
 func (a *WorkItem) onJournalDone(c actor.Context, m *journalDone) {
+	if m.owner != a {
+		return
+	}
 	if m.then != nil {
 		c.Send(c.Self(), m.then)
 	}
