@@ -16,6 +16,9 @@ import (
 // Close codes of the web protocol.
 const (
 	closeUnauthorized = 4001
+	// closeInternal (RFC 6455 1011) ends a socket whose session failed on
+	// the server; the client reconnects and resumes.
+	closeInternal = 1011
 )
 
 // customerSender is the sender id of every customer message.
@@ -30,8 +33,10 @@ const customerSender = "customer"
 //	open            authenticated; frames are turned into scope messages
 //
 // Frames that arrive before the scope's address is known are held, in order.
-// Supervision: none needed; a crash closes the socket and the client
-// reconnects (unacknowledged messages are resent by the client).
+// Supervision: a panic stops the actor (connectionGuardian) rather than
+// restarting it with a fresh session; stopping closes the socket with
+// 1011, and the client reconnects, resumes with its session token and
+// resends what was not acknowledged.
 type Connection struct {
 	d    *shared
 	info web.ConnInfo
@@ -45,6 +50,7 @@ type Connection struct {
 	held      []*web.Frame
 	sent      bool // a frame other than auth was handled
 	stopTimer scheduler.CancelFunc
+	left      bool // leave ran
 }
 
 type connClosed struct{}
@@ -60,7 +66,16 @@ func newConnection(d *shared, info web.ConnInfo, out web.Outbound) *Connection {
 }
 
 // Receive dispatches to the current state.
-func (c *Connection) Receive(ctx actor.Context) { c.behavior.Receive(ctx) }
+func (c *Connection) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*actor.Stopping); ok {
+		// Stopped by the transport's Closed (the close is a no-op then) or
+		// after a panic: the socket must not outlive its session.
+		c.out.Close(closeInternal, "the session ended on the server; reconnect")
+		c.leave(ctx)
+		return
+	}
+	c.behavior.Receive(ctx)
+}
 
 func (c *Connection) authenticating(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
@@ -254,6 +269,17 @@ func (c *Connection) forward(ctx actor.Context, f *web.Frame) {
 }
 
 func (c *Connection) onClosed(ctx actor.Context) {
+	c.leave(ctx)
+	ctx.Stop(ctx.Self())
+}
+
+// leave undoes what the connection holds, once: the gauge, the timer, its
+// attachment to the scope.
+func (c *Connection) leave(ctx actor.Context) {
+	if c.left {
+		return
+	}
+	c.left = true
 	c.d.metrics.WSConnections.Dec()
 	if c.stopTimer != nil {
 		c.stopTimer()
@@ -261,7 +287,6 @@ func (c *Connection) onClosed(ctx actor.Context) {
 	if c.scope != nil {
 		ctx.Send(c.scope, &messages.Detach{ConnID: c.info.ID})
 	}
-	ctx.Stop(ctx.Self())
 }
 
 func quote(s string) string {

@@ -13,9 +13,19 @@ type gateway struct {
 
 var _ web.Gateway = (*gateway)(nil)
 
+// connectionGuardian stops a Connection that panics instead of restarting
+// it: a restarted one would start over, and a customer would silently get
+// a new scope and session token. The stopped actor closes its socket with
+// closeInternal (Connection.Receive), and the client reconnects and
+// resumes its session with its token.
+func connectionGuardian() actor.SupervisorStrategy {
+	return actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })
+}
+
 // Attach spawns the socket's Connection actor.
 func (g *gateway) Attach(info web.ConnInfo, out web.Outbound) web.Conn {
-	props := actor.PropsFromProducer(func() actor.Actor { return newConnection(g.d, info, out) }, g.d.props...)
+	props := actor.PropsFromProducer(func() actor.Actor { return newConnection(g.d, info, out) },
+		append(g.d.props, actor.WithGuardian(connectionGuardian()))...)
 	pid := g.d.sys.Root.SpawnPrefix(props, "conn/")
 	return &conn{root: g.d.sys.Root, pid: pid}
 }
