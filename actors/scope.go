@@ -34,8 +34,10 @@ type Scope struct {
 
 	behavior actor.Behavior
 	loaded   bool // rehydration finished: turns may start
-	window   *contextmgr.Window
-	persona  messages.PersonaState
+	// loadTries counts the failed loads in a row (scope_load.go).
+	loadTries int
+	window    *contextmgr.Window
+	persona   messages.PersonaState
 	// waitingPersona holds persona requests that came while loading.
 	waitingPersona []waitingPersona
 	env            *pipeline.Env
@@ -130,6 +132,8 @@ func (s *Scope) loading(c actor.Context) {
 		s.onStarted(c)
 	case *scopeLoaded:
 		s.onLoaded(c, m)
+	case *scopeLoadRetry:
+		s.startLoad(c)
 	default:
 		s.common(c)
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/scheduler"
 	"github.com/google/uuid"
 
 	"github.com/silas-ai/silas/messages"
@@ -66,7 +68,22 @@ func (s *Scope) onStarted(c actor.Context) {
 		s.policy, s.qual = c.Spawn(lane), c.Spawn(lane)
 	}
 	s.env = s.newEnv()
+	s.startLoad(c)
+}
 
+// Backoff of a scope whose load failed: it tries again after
+// loadRetryFirst, doubling up to loadRetryMax, holding the messages it
+// gets meanwhile (they are journaled).
+const (
+	loadRetryFirst = 100 * time.Millisecond
+	loadRetryMax   = 30 * time.Second
+)
+
+// scopeLoadRetry starts the next load attempt. Sender: the scope's timer.
+type scopeLoadRetry struct{}
+
+// startLoad reads the scope's state from Badger off the mailbox.
+func (s *Scope) startLoad(c actor.Context) {
 	self, root, id, limit := c.Self(), s.d.sys.Root, s.id, s.d.Config.Rehydration.MaxChronicleEntries
 	db, eng, store := s.d.DB, s.d.Persona, s.d.PersonaStore
 	started := s.d.tasks.Go("scope load "+id, func(ctx context.Context) {
@@ -124,12 +141,21 @@ func loadScope(ctx context.Context, db *persistence.DB, scope string, limit int)
 }
 
 func (s *Scope) onLoaded(c actor.Context, m *scopeLoaded) {
-	if m.err != nil {
-		// Without its history the scope cannot run turns correctly. Crash so
-		// that the supervisor restarts it and loading is tried again; the
-		// messages it holds are journaled and come back with the reload.
-		panic(fmt.Sprintf("scope %s: %v", s.id, m.err))
+	if errors.Is(m.err, errShuttingDown) {
+		return
 	}
+	if m.err != nil {
+		// Without its history the scope cannot run turns correctly: it
+		// tries again, backing off, and runs nothing meanwhile. The
+		// messages it holds are journaled.
+		wait := min(loadRetryFirst<<min(s.loadTries, 10), loadRetryMax)
+		s.loadTries++
+		s.d.Log.Warn().Err(m.err).Str("scope", s.id).Int("attempt", s.loadTries).Dur("retry_in", wait).Msg("load scope")
+		s.emitAudit("scope_load_failed", map[string]any{"attempt": s.loadTries, "error": m.err.Error()})
+		scheduler.NewTimerScheduler(c).SendOnce(wait, c.Self(), &scopeLoadRetry{})
+		return
+	}
+	s.loadTries = 0
 	s.loaded = true
 	s.turnNo = m.turnNo
 	// No turn ran and no work item was started since the totals were read
