@@ -15,7 +15,6 @@ import (
 	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/verify"
-	"github.com/silas-ai/silas/sandbox"
 	"github.com/silas-ai/silas/sandbox/executor"
 )
 
@@ -413,13 +412,15 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 		a.status(c, string(messages.StatusStuck), "Silas stopped during attempt "+fmt.Sprint(m.attempt)+"; the work item resumes when Silas starts again", true)
 		c.Stop(c.Self())
 		return
-	case errors.Is(m.err, sandbox.ErrBackendUnavailable), errors.Is(m.err, errSkillUnusable):
+	case isUnrunnable(m.err):
 		// No retry, consult or re-plan can help on a host where nothing may
-		// run, or with a skill changed since its approval: stop at once with
-		// the message that says what to do.
-		a.w.Ladder.LastFailure = m.err.Error()
-		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": m.err.Error()})
-		a.finish(c, messages.StatusBlocked, "blocked: "+m.err.Error())
+		// run, with a skill changed since its approval, or with a model
+		// configuration the provider refuses: stop at once with the message
+		// that says what to do.
+		fix, _ := unrunnable(m.err)
+		a.w.Ladder.LastFailure = fix
+		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": fix, "kind": "configuration"})
+		a.finish(c, messages.StatusBlocked, "blocked: "+fix)
 		return
 	case m.err != nil:
 		a.w.Ladder.LastFailure = m.err.Error()

@@ -49,6 +49,8 @@ type execHarness struct {
 	// exec, when set, answers the executor's model calls instead of the
 	// hello.txt script.
 	exec func(req *llm.Request) *llm.Response
+	// execErr, when set, is the error of every executor model call.
+	execErr error
 	// briefings are the briefings of the executor's model calls.
 	briefMu   sync.Mutex
 	briefings []string
@@ -80,6 +82,9 @@ func newExecHarness(t *testing.T, opts ...func(*Deps)) *execHarness {
 		h.briefMu.Unlock()
 		if h.onExec != nil {
 			h.onExec()
+		}
+		if h.execErr != nil {
+			return nil, h.execErr
 		}
 		if h.exec != nil {
 			return h.exec(req), nil
