@@ -7,7 +7,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: run build test bench bench-go proto lint demo mockllm clean
+.PHONY: run build test fuzz bench bench-go proto lint demo mockllm clean
 
 ## run: build and start the daemon (web channel on http://127.0.0.1:8420)
 run: build
@@ -18,12 +18,18 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/silas
 
 ## test: the system packages the tests need (.ci/deps installs them as root,
-## else names them), formatting, vet, and every test with the race detector
+## else names them), formatting, vet, every test with the race detector, and
+## every fuzz target for 5 s
 test:
 	@./.ci/deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	@FUZZTIME=5s ./.ci/fuzz
+
+## fuzz: every fuzz target for FUZZTIME each (default 5s; make test runs it too)
+fuzz:
+	./.ci/fuzz
 
 ## bench: the load bench's standard matrix (startup; 1, 10, 50 and 1000 chatbot
 ## customers against a 50 ms mock model; 10,000 idle customers) run against the
