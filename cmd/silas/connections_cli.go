@@ -94,7 +94,7 @@ func runConnections(ctx context.Context, args []string, stdin io.Reader, stdout,
 	if err != nil {
 		return err
 	}
-	cl := &skillsClient{base: base, token: tok, http: &http.Client{Timeout: skillsClientTimeout}}
+	cl := &daemonClient{base: base, token: tok, http: &http.Client{Timeout: skillsClientTimeout}}
 	out := &skillsOut{w: stdout, json: *asJSON}
 	var one messages.ConnectionSummary
 	switch sub {
@@ -153,7 +153,7 @@ func printConnections(out *skillsOut, cs []messages.ConnectionSummary) error {
 // typeSecret reads a secret from the terminal without echo and posts it
 // to the daemon's secure-input endpoint; it never passes through argv,
 // the environment or the chat.
-func typeSecret(ctx context.Context, cl *skillsClient, out *skillsOut, ref string, stdin io.Reader, stderr io.Writer) error {
+func typeSecret(ctx context.Context, cl *daemonClient, out *skillsOut, ref string, stdin io.Reader, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "Secret for %s (not shown): ", ref)
 	value, err := readNoEcho(stdin)
 	fmt.Fprintln(stderr)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -106,48 +104,19 @@ func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return &exitError{code: 2, err: fmt.Errorf("unknown devices subcommand %q", sub)}
 }
 
-// daemonClient calls the running daemon's owner HTTP API.
-type daemonClient struct {
-	base  string
-	token string
-	http  *http.Client
-}
-
+// do sends one request and decodes the answer into out; a refusal is the
+// daemon's message.
 func (c *daemonClient) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+	status, b, err := c.send(ctx, method, path, in, 1<<20)
 	if err != nil {
-		return fmt.Errorf("daemon URL %q: %w", c.base, err)
+		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("silas is not running at %s: device commands go through the running daemon, which owns the database; start it with `silas serve` (or pass --url)", c.base)
-	}
-	if err != nil {
-		return fmt.Errorf("call silas at %s: %w", c.base, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return fmt.Errorf("read the answer of %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode >= 300 {
+	if status >= 300 {
 		var e web.ErrorEvent
 		if json.Unmarshal(b, &e) == nil && e.Message != "" {
 			return fmt.Errorf("silas refused: %s", e.Message)
 		}
-		return fmt.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
+		return fmt.Errorf("%s %s: HTTP %d", method, path, status)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
 		return fmt.Errorf("decode the answer of %s %s: %w", method, path, err)

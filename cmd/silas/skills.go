@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -87,7 +86,7 @@ func runSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	cl := &skillsClient{base: base, token: tok, http: &http.Client{Timeout: skillsClientTimeout}}
+	cl := &daemonClient{base: base, token: tok, http: &http.Client{Timeout: skillsClientTimeout}}
 	out := &skillsOut{w: stdout, json: *asJSON}
 
 	switch sub {
@@ -130,51 +129,20 @@ func runSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return out.requested(r)
 }
 
-// skillsClient calls the running daemon's skill endpoints.
-type skillsClient struct {
-	base  string
-	token string
-	http  *http.Client
-}
-
 // call sends one request; a refusal is printed with its reports (to out)
 // and returned as an error.
-func (c *skillsClient) call(ctx context.Context, method, path string, in, v any, out *skillsOut) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
+func (c *daemonClient) call(ctx context.Context, method, path string, in, v any, out *skillsOut) error {
+	status, b, err := c.send(ctx, method, path, in, 16<<20)
 	if err != nil {
-		return fmt.Errorf("daemon URL %q: %w", c.base, err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("silas is not running at %s: skill commands go through the running daemon, which owns the database; start it with `silas serve` (or pass --url)", c.base)
-	}
-	if err != nil {
-		return fmt.Errorf("call silas at %s: %w", c.base, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return fmt.Errorf("read the answer of %s %s: %w", method, path, err)
+		return err
 	}
 	if out.json {
 		out.raw(b)
 	}
-	if resp.StatusCode >= 300 {
+	if status >= 300 {
 		var r skillRefusal
 		if json.Unmarshal(b, &r) != nil || r.Message == "" {
-			return fmt.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
+			return fmt.Errorf("%s %s: HTTP %d", method, path, status)
 		}
 		if !out.json {
 			out.reports(r.ValidationReport, r.TransformationReport)
