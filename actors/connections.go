@@ -12,6 +12,7 @@ import (
 
 	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/skills"
 )
 
 // ConnectionManager coordinates service connections (spec 2.5, 5.10):
@@ -142,12 +143,15 @@ func (m *ConnectionManager) onPropose(c actor.Context, p *ProposeConnection) {
 			c.Respond(a)
 		}
 	}
-	var snap = m.d.Skills
-	if snap == nil || snap() == nil || snap().Catalog == nil {
+	var snap *skills.Snapshot
+	if m.d.Skills != nil {
+		snap = m.d.Skills()
+	}
+	if snap == nil || snap.Catalog == nil {
 		answer(&ConnectionAnswer{Err: fmt.Errorf("connect with %s: %w; no skills are loaded", p.Skill, ErrNotConnectionSkill)})
 		return
 	}
-	e, ok := snap().Catalog.Get(p.Skill)
+	e, ok := snap.Catalog.Get(p.Skill)
 	if !ok || e.Skill.Connection == nil {
 		answer(&ConnectionAnswer{Err: fmt.Errorf("connect with %q: %w; `silas skills list` shows the installed ones (type connection)", p.Skill, ErrNotConnectionSkill)})
 		return

@@ -37,11 +37,12 @@ func (s *Scope) askSkillCards(c actor.Context, sink messages.Sink) {
 	}
 }
 
-// forwardToSkills hands an approval_response the scope did not ask for to
-// the SkillInstaller, which answers skill_install cards (or tells the
-// connection that nothing is pending under that id). It reports whether it
-// did.
-func (s *Scope) forwardToSkills(c actor.Context, m *messages.ApprovalResponse) bool {
+// forwardApproval hands an approval_response the scope did not ask for to
+// whoever put its card out: the ConnectionManager for connection cards
+// (request ids conn-...), else the SkillInstaller, which answers
+// skill_install cards (or tells the connection that nothing is pending
+// under that id). It reports whether it did.
+func (s *Scope) forwardApproval(c actor.Context, m *messages.ApprovalResponse) bool {
 	if s.kind == messages.ScopeOwner && s.d.connections != nil && isConnCard(m.RequestID) {
 		c.Send(s.d.connections, m)
 		return true

@@ -214,7 +214,7 @@ func (s *Scope) startAuthorized(c actor.Context, w *messages.WorkItem, requester
 func (s *Scope) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse) {
 	p := s.approval
 	if p == nil || p.requestID != m.RequestID {
-		if s.forwardToSkills(c, m) {
+		if s.forwardApproval(c, m) {
 			return
 		}
 		send(m.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", web.TypeApprovalResponse))

@@ -235,32 +235,35 @@ func newCardID() string { return connCardPrefix + uuid.NewString() }
 // skill against its install record (INV-06), writes the approved bytes
 // under a fresh directory for the sandbox to mount read-only, and reads
 // the credential. cleanup removes the copy.
-func (s *ServiceConnection) prepare(ctx context.Context) (connection.Runner, func(), error) {
+//
+// It runs in IO goroutines, so it takes the shared dependencies and a copy
+// of the record, never the actor.
+func prepareRunner(ctx context.Context, d *shared, rec messages.Connection) (connection.Runner, func(), error) {
 	none := func() {}
 	var r connection.Runner
-	if s.d.Sandbox == nil || s.d.Vault == nil || s.d.Skills == nil {
+	if d.Sandbox == nil || d.Vault == nil || d.Skills == nil {
 		return r, none, fmt.Errorf("%w: it needs an isolating sandbox and the keystore", ErrConnectionsUnavailable)
 	}
-	snap := s.d.Skills()
+	snap := d.Skills()
 	if snap == nil || snap.Catalog == nil {
 		return r, none, fmt.Errorf("%w: no skills are loaded", ErrNotConnectionSkill)
 	}
-	e, ok := snap.Catalog.Get(s.rec.SkillName)
+	e, ok := snap.Catalog.Get(rec.SkillName)
 	if !ok || e.Skill.Connection == nil {
-		return r, none, fmt.Errorf("skill %s: %w; install it again", s.rec.SkillName, ErrNotConnectionSkill)
+		return r, none, fmt.Errorf("skill %s: %w; install it again", rec.SkillName, ErrNotConnectionSkill)
 	}
-	sk, err := currentSkill(ctx, s.d.DB, e, "")
+	sk, err := currentSkill(ctx, d.DB, e, "")
 	if err != nil {
 		return r, none, err
 	}
-	root := filepath.Join(s.d.Config.DataPath("sandbox", "skill-copies"), uuid.NewString())
+	root := filepath.Join(d.Config.DataPath("sandbox", "skill-copies"), uuid.NewString())
 	cleanup := func() { _ = os.RemoveAll(root) }
 	dir := filepath.Join(root, sk.Name)
 	if err := writeSkill(sk, dir); err != nil {
 		cleanup()
 		return r, none, err
 	}
-	cred, err := s.d.Vault.Credential(s.rec.CredentialRef)
+	cred, err := d.Vault.Credential(rec.CredentialRef)
 	if errors.Is(err, keys.ErrNotFound) {
 		cred, err = nil, nil
 	}
@@ -269,8 +272,8 @@ func (s *ServiceConnection) prepare(ctx context.Context) (connection.Runner, fun
 		return r, none, fmt.Errorf("read the credential: %w", err)
 	}
 	r = connection.Runner{
-		Sandbox: s.d.Sandbox, SkillDir: dir, ConnectionID: s.rec.ConnectionID, CredentialRef: s.rec.CredentialRef,
-		Settings: s.rec.Settings, Credential: cred,
+		Sandbox: d.Sandbox, SkillDir: dir, ConnectionID: rec.ConnectionID, CredentialRef: rec.CredentialRef,
+		Settings: rec.Settings, Credential: cred,
 	}
 	return r, cleanup, nil
 }
@@ -278,12 +281,12 @@ func (s *ServiceConnection) prepare(ctx context.Context) (connection.Runner, fun
 // discover runs discover.py, then puts the connection_manage card.
 func (s *ServiceConnection) discover(c actor.Context) {
 	s.runs++
-	run, self, root := s.runs, c.Self(), s.d.sys.Root
+	run, self, root, d, rec := s.runs, c.Self(), s.d.sys.Root, s.d, s.rec
 	hint, _ := s.rec.Settings["identity_hint"].(map[string]any)
 	req := connection.Discover{Type: "discover", IdentityHint: hint, Settings: s.rec.Settings}
 	reply := func(m *connDiscovered) { m.run = run; root.Send(self, m) }
 	if !s.d.tasks.Go("discover connection", func(ctx context.Context) {
-		r, cleanup, err := s.prepare(ctx)
+		r, cleanup, err := prepareRunner(ctx, d, rec)
 		defer cleanup()
 		if err != nil {
 			reply(&connDiscovered{out: connection.Outcome{Err: err}})
@@ -522,13 +525,13 @@ func (s *ServiceConnection) onRemoved(c actor.Context, m *connRemoved) {
 // deleteCredential removes the connection's credential and any pending
 // secure input for it, in the background.
 func (s *ServiceConnection) deleteCredential(c actor.Context) {
-	vault, ref, log := s.d.Vault, s.rec.CredentialRef, s.d.Log
+	vault, ref, log, id := s.d.Vault, s.rec.CredentialRef, s.d.Log, s.rec.ConnectionID
 	if vault == nil {
 		return
 	}
 	s.d.tasks.Go("delete connection credential", func(ctx context.Context) {
 		if err := vault.DeleteCredential(ctx, ref); err != nil {
-			log.Warn().Err(err).Str("connection", s.rec.ConnectionID).Msg("delete a connection's partial credential")
+			log.Warn().Err(err).Str("connection", id).Msg("delete a connection's partial credential")
 		}
 	}, nil)
 }

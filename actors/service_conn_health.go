@@ -110,9 +110,9 @@ func (s *ServiceConnection) runHealth(c actor.Context, h *healthRun) {
 // script runs fn with a prepared runner in a tracked goroutine and sends
 // its result (or onErr's) to the actor.
 func (s *ServiceConnection) script(c actor.Context, what string, fn func(connection.Runner, context.Context) any, onErr func(error) any) {
-	self, root := c.Self(), s.d.sys.Root
+	self, root, d, rec := c.Self(), s.d.sys.Root, s.d, s.rec
 	if !s.d.tasks.Go("connection "+what, func(ctx context.Context) {
-		r, cleanup, err := s.prepare(ctx)
+		r, cleanup, err := prepareRunner(ctx, d, rec)
 		defer cleanup()
 		if err != nil {
 			root.Send(self, onErr(err))

@@ -68,7 +68,7 @@ func (s *ServiceConnection) startSetup(c actor.Context) {
 	s.failureCard = ""
 	s.status(c, messages.ConnectionConnecting, "")
 	s.audit("connection_setup_started", map[string]any{"auth_strategy": string(s.rec.AuthStrategy), "incremental_scopes": s.scopes})
-	run, self, root := st.run, c.Self(), s.d.sys.Root
+	run, self, root, d, rec := st.run, c.Self(), s.d.sys.Root, s.d, s.rec
 	hint, _ := s.rec.Settings["identity_hint"].(map[string]any)
 	start := connection.NewStart(connection.Start{
 		AuthStrategy: string(s.rec.AuthStrategy), InitialPermissions: s.rec.InitialPermissions,
@@ -79,7 +79,7 @@ func (s *ServiceConnection) startSetup(c actor.Context) {
 	}
 	ended := func(out connection.Outcome) { root.Send(self, &setupEnded{run: run, out: out}) }
 	if !s.d.tasks.Go("connection setup", func(ctx context.Context) {
-		r, cleanup, err := s.prepare(ctx)
+		r, cleanup, err := prepareRunner(ctx, d, rec)
 		defer cleanup()
 		if err != nil {
 			root.Send(self, &setupStarted{run: run, err: err})
@@ -357,7 +357,7 @@ func (s *ServiceConnection) onSetupEnded(c actor.Context, m *setupEnded) {
 // (spec 5.10.1 steps 4-5).
 func (s *ServiceConnection) store(c actor.Context, st *setupState, out connection.Outcome) {
 	cred := out.Credential
-	run, self, root := st.run, c.Self(), s.d.sys.Root
+	run, self, root, d, rec := st.run, c.Self(), s.d.sys.Root, s.d, s.rec
 	reply := func(m *setupStored) { m.run = run; root.Send(self, m) }
 	vault, ref := s.d.Vault, s.rec.CredentialRef
 	if !s.d.tasks.Go("store connection credential", func(ctx context.Context) {
@@ -373,7 +373,7 @@ func (s *ServiceConnection) store(c actor.Context, st *setupState, out connectio
 			reply(&setupStored{err: err})
 			return
 		}
-		r, cleanup, err := s.prepare(ctx)
+		r, cleanup, err := prepareRunner(ctx, d, rec)
 		defer cleanup()
 		if err != nil {
 			reply(&setupStored{err: err})

@@ -30,6 +30,12 @@ func (s *lineSplitter) Write(p []byte) (int, error) {
 		return len(p), nil // drained and dropped
 	}
 	s.partial = append(s.partial, p...)
+	// The secrets are read once per write, not per line: reading them
+	// may read the credential file.
+	var secrets [][]byte
+	if s.secrets != nil && bytes.IndexByte(s.partial, '\n') >= 0 {
+		secrets = s.secrets()
+	}
 	for {
 		i := bytes.IndexByte(s.partial, '\n')
 		if i < 0 {
@@ -47,7 +53,7 @@ func (s *lineSplitter) Write(p []byte) (int, error) {
 		if len(line) == 0 {
 			continue
 		}
-		if s.leaks(line) {
+		if leaks(line, secrets) {
 			s.fail("it printed a credential")
 			return len(p), nil
 		}
@@ -76,11 +82,8 @@ func (s *lineSplitter) fail(why string) {
 }
 
 // leaks reports whether line holds one of the secrets.
-func (s *lineSplitter) leaks(line []byte) bool {
-	if s.secrets == nil {
-		return false
-	}
-	for _, v := range s.secrets() {
+func leaks(line []byte, secrets [][]byte) bool {
+	for _, v := range secrets {
 		if len(v) > 0 && bytes.Contains(line, v) {
 			return true
 		}
