@@ -54,6 +54,11 @@ type ServiceConnection struct {
 	// waiting are the CheckConnection senders to answer when it ends.
 	health  *healthRun
 	waiting []*actor.PID
+	// recoveries counts the automatic recoveries since the connection was
+	// last healthy on its own; at connections.recovery_max_attempts the
+	// next failure goes to the owner instead (in memory: a restart starts
+	// the count again).
+	recoveries int
 	runs    int // numbers every script run, to drop stale results
 
 	// asks are the permission escalation cards on show.

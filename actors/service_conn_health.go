@@ -168,6 +168,7 @@ func (s *ServiceConnection) onHealthDone(c actor.Context, m *healthDone) {
 		}
 		s.suggestReconnect(c, *t)
 	}
+	s.recoveries = 0 // healthy on its own: the streak of recoveries ends
 	s.healthy(c)
 }
 
@@ -263,8 +264,13 @@ func (s *ServiceConnection) onRefreshDone(c actor.Context, m *refreshDone) {
 // recover runs recover.py once (spec 5.10.4), unless auto-recovery is off.
 func (s *ServiceConnection) recover(c actor.Context) {
 	h := s.health
-	if h.recovered || !s.d.Config.Connections.AutoRecoveryEnabled {
-		s.failHealth(c, &messages.ConnectionFailure{FailureType: messages.FailureUnknown, Service: s.rec.Name, Message: h.reason,
+	cfg := s.d.Config.Connections
+	if h.recovered || !cfg.AutoRecoveryEnabled || s.recoveries >= cfg.RecoveryMaxAttempts {
+		msg := h.reason
+		if !h.recovered && cfg.AutoRecoveryEnabled {
+			msg += fmt.Sprintf("; it was recovered automatically %d times in a row (connections.recovery_max_attempts), so Silas asks you now", s.recoveries)
+		}
+		s.failHealth(c, &messages.ConnectionFailure{FailureType: messages.FailureUnknown, Service: s.rec.Name, Message: msg,
 			RecoveryOptions: reconnectOptions()})
 		return
 	}
@@ -283,7 +289,8 @@ func (s *ServiceConnection) onRecoverDone(c actor.Context, m *recoverDone) {
 		return
 	}
 	if m.out.OK() && m.res.Success {
-		s.audit("connection_recovered", map[string]any{"after": h.reason})
+		s.recoveries++
+		s.audit("connection_recovered", map[string]any{"after": h.reason, "in_a_row": s.recoveries})
 		s.healthy(c)
 		return
 	}

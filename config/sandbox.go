@@ -65,9 +65,13 @@ type Connections struct {
 	// HealthCheckDefault is the standard 5-field cron of health checks.
 	// Default "*/30 * * * *".
 	HealthCheckDefault string `koanf:"health_check_default"`
-	// AutoRecoveryEnabled retries a failed connection automatically. Default true.
+	// AutoRecoveryEnabled runs recover.py once when a health check fails
+	// (and a refresh did not cure it). Default true.
 	AutoRecoveryEnabled bool `koanf:"auto_recovery_enabled"`
-	// RecoveryMaxAttempts caps automatic recovery attempts. Default 3.
+	// RecoveryMaxAttempts caps the automatic recoveries (recover.py) in a
+	// row, with no health check passing on its own in between; the next
+	// failure ends in a failure card. 0: never recover automatically.
+	// Default 3.
 	RecoveryMaxAttempts int `koanf:"recovery_max_attempts"`
 	// ScriptTimeoutSeconds bounds each run of discover.py, probe.py,
 	// health_check.py, refresh_token.py and recover.py. Default 60.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,9 @@ script_args:
   scripts/discover.py:
   scripts/setup.py:
   scripts/probe.py:
+  scripts/health_check.py:
+  scripts/recover.py:
+    error: {type: string, default: "", max_length: 2000}
 ---
 
 # Flaky
@@ -67,6 +71,11 @@ elif mode == "otherref":
         "request": {"ref_id": "cn-someoneelse-cred", "label": "Key", "input_hint": None, "guidance": {"instructions": "paste", "help_url": None}}}}), flush=True)
     print(json.dumps({"type": "await_input", "step_id": "s1"}), flush=True)
     time.sleep(30)
+elif mode == "ok":
+    path = os.path.join(os.environ["SILAS_SECRETS_DIR"], os.environ["SILAS_CREDENTIAL_REF"])
+    with open(path, "w") as f:
+        f.write("flaky-ok-credential")
+    print(json.dumps({"type": "completion", "connection_payload": {"success": True, "summary": "ok"}}), flush=True)
 elif mode == "leak":
     path = os.path.join(os.environ["SILAS_SECRETS_DIR"], os.environ["SILAS_CREDENTIAL_REF"])
     with open(path, "w") as f:
@@ -77,6 +86,15 @@ elif mode == "leak":
 	"scripts/probe.py": `import json
 
 print(json.dumps({"ok": True}))
+`,
+	// health_check.py always fails; recover.py always says it recovered.
+	"scripts/health_check.py": `import json
+
+print(json.dumps({"healthy": False, "latency_ms": 1, "error": "service_unavailable: down", "warnings": []}))
+`,
+	"scripts/recover.py": `import json
+
+print(json.dumps({"success": True}))
 `,
 }
 
@@ -210,5 +228,50 @@ func TestDraftITRequest(t *testing.T) {
 	evs := c.statusesUntilFinal(plan["plan"].(map[string]any)["id"].(string))
 	if last := evs[len(evs)-1]; last.str("status") != "done" {
 		t.Fatalf("the IT request work item ended %v", last)
+	}
+}
+
+// TestRecoveryMaxAttempts: connections.recovery_max_attempts bounds the
+// automatic recoveries in a row; the next failure goes to the owner as a
+// failure card instead of being recovered silently again.
+func TestRecoveryMaxAttempts(t *testing.T) {
+	mock := newMock(t)
+	dataDir := t.TempDir()
+	ov := overrides(t, mock, dataDir)
+	skillsDir := filepath.Join(t.TempDir(), "skills")
+	ov["silas.skills_dir"] = skillsDir
+	ov["silas.connections.recovery_max_attempts"] = 2
+	installRecorded(t, skillsDir, filepath.Join(dataDir, "db"), "flaky", flakyConnection)
+	d := startTest(t, loadConfig(t, ov))
+	c := owner(t, d.Addr())
+	c.send(map[string]any{"type": "message", "text": "/connect flaky mode=ok"})
+	id := connectAnswer(t, c)
+	card := c.next("approval_request")
+	c.send(map[string]any{"type": "approval_response", "request_id": card.str("request_id"), "verdict": "approved"})
+	for {
+		if ev := c.next("connection_status"); ev.str("status") == "active" {
+			break
+		}
+	}
+	check := func() string {
+		var sum map[string]any
+		pwaJSON(t, d.Addr(), "POST", "/connections/"+id+"/check", "owner-secret-token", "", http.StatusOK, &sum)
+		return sum["status"].(string)
+	}
+	// Every check fails; the first two are recovered automatically, then
+	// the streak is at the cap and the owner is asked.
+	var statuses []string
+	for range 4 {
+		statuses = append(statuses, check())
+	}
+	if statuses[len(statuses)-1] != "failed" {
+		t.Fatalf("statuses of repeated failing checks %v: the recoveries were never capped", statuses)
+	}
+	if n := len(pwaAudit(t, d, "connection_recovered")); n != 2 {
+		t.Fatalf("%d automatic recoveries, want recovery_max_attempts (2)", n)
+	}
+	f := c.next("connection_failure")
+	if !strings.Contains(f.str("message"), "recovery_max_attempts") {
+		t.Fatalf("failure card %v, want one naming recovery_max_attempts", f)
 	}
 }
