@@ -59,7 +59,7 @@ type ServiceConnection struct {
 	// next failure goes to the owner instead (in memory: a restart starts
 	// the count again).
 	recoveries int
-	runs    int // numbers every script run, to drop stale results
+	runs       int // numbers every script run, to drop stale results
 
 	// asks are the permission escalation cards on show.
 	asks []pendingAsk
