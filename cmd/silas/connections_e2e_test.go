@@ -54,6 +54,13 @@ func (e *connEnv) status(t *testing.T, want string) event {
 	}
 }
 
+// connectDeviceText is the owner's /connect command for the oauth-device
+// skill against fake; extra adds words such as name=Example.
+func connectDeviceText(fake *fakeoauth.Server, extra string) string {
+	return strings.TrimSpace("/connect oauth-device "+extra) + " device_authorization_url=" + fake.DeviceAuthorizationURL() +
+		" token_url=" + fake.TokenURL() + " api_base=" + fake.APIBase() + " client_id=" + fake.ClientID()
+}
+
 // connectAnswer waits for the answer to a /connect command (a proposed
 // connection_status that asks for the card) and returns the connection id;
 // status events of earlier connections are skipped.
@@ -146,8 +153,7 @@ func TestDeviceCodeConnectionFromChat(t *testing.T) {
 	e.fake.ApproveAfter(2)
 	dataDir := e.ov["silas.data_dir"].(string)
 
-	e.c.send(map[string]any{"type": "message", "text": "/connect oauth-device name=Example device_authorization_url=" + e.fake.DeviceAuthorizationURL() +
-		" token_url=" + e.fake.TokenURL() + " api_base=" + e.fake.APIBase() + " client_id=" + e.fake.ClientID()})
+	e.c.send(map[string]any{"type": "message", "text": connectDeviceText(e.fake, "name=Example")})
 	id := connectAnswer(t, e.c)
 	card := e.c.next("approval_request")
 	if card.str("scope") != "connection_manage" || card.str("risk_level") != "medium" {
@@ -197,8 +203,7 @@ func TestDeviceCodeConnectionFromChat(t *testing.T) {
 func TestConnectionCancelLeavesNothing(t *testing.T) {
 	e := startConnEnv(t, fakeoauth.Options{Interval: 1})
 	e.fake.ApproveAfter(-1) // never approved: the owner cancels
-	e.c.send(map[string]any{"type": "message", "text": "/connect oauth-device device_authorization_url=" + e.fake.DeviceAuthorizationURL() +
-		" token_url=" + e.fake.TokenURL() + " api_base=" + e.fake.APIBase() + " client_id=" + e.fake.ClientID()})
+	e.c.send(map[string]any{"type": "message", "text": connectDeviceText(e.fake, "")})
 	connectAnswer(t, e.c)
 	card := e.c.next("approval_request")
 	e.c.send(map[string]any{"type": "approval_response", "request_id": card.str("request_id"), "verdict": "approved"})
@@ -264,8 +269,7 @@ func TestSecureInputConnection(t *testing.T) {
 func (e *connEnv) connectDevice(t *testing.T) string {
 	t.Helper()
 	e.fake.ApproveAfter(0)
-	e.c.send(map[string]any{"type": "message", "text": "/connect oauth-device name=Example device_authorization_url=" + e.fake.DeviceAuthorizationURL() +
-		" token_url=" + e.fake.TokenURL() + " api_base=" + e.fake.APIBase() + " client_id=" + e.fake.ClientID()})
+	e.c.send(map[string]any{"type": "message", "text": connectDeviceText(e.fake, "name=Example")})
 	id := connectAnswer(t, e.c)
 	card := e.c.next("approval_request")
 	e.c.send(map[string]any{"type": "approval_response", "request_id": card.str("request_id"), "verdict": "approved"})
@@ -323,8 +327,7 @@ func TestConnectionsAfterRestart(t *testing.T) {
 	before := time.Now()
 
 	e.fake.ApproveAfter(-1)
-	e.c.send(map[string]any{"type": "message", "text": "/connect oauth-device name=Interrupted device_authorization_url=" + e.fake.DeviceAuthorizationURL() +
-		" token_url=" + e.fake.TokenURL() + " api_base=" + e.fake.APIBase() + " client_id=" + e.fake.ClientID()})
+	e.c.send(map[string]any{"type": "message", "text": connectDeviceText(e.fake, "name=Interrupted")})
 	interrupted := connectAnswer(t, e.c)
 	card := e.c.next("approval_request")
 	e.c.send(map[string]any{"type": "approval_response", "request_id": card.str("request_id"), "verdict": "approved"})
@@ -511,8 +514,7 @@ func TestConnectionKillNineDuringSetup(t *testing.T) {
 
 	p1 := startProcess(t, cfgPath)
 	c := owner(t, p1.addr)
-	c.send(map[string]any{"type": "message", "text": "/connect oauth-device device_authorization_url=" + fake.DeviceAuthorizationURL() +
-		" token_url=" + fake.TokenURL() + " api_base=" + fake.APIBase() + " client_id=" + fake.ClientID()})
+	c.send(map[string]any{"type": "message", "text": connectDeviceText(fake, "")})
 	id := connectAnswer(t, c)
 	card := c.next("approval_request")
 	c.send(map[string]any{"type": "approval_response", "request_id": card.str("request_id"), "verdict": "approved"})
