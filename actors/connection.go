@@ -9,7 +9,6 @@ import (
 	"github.com/asynkron/protoactor-go/scheduler"
 	"github.com/google/uuid"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 )
 
@@ -39,15 +38,15 @@ const customerSender = "customer"
 // resends what was not acknowledged.
 type Connection struct {
 	d    *shared
-	info web.ConnInfo
-	out  web.Outbound
+	info messages.ConnInfo
+	out  messages.Outbound
 
 	behavior  actor.Behavior
 	kind      messages.ScopeKind
 	scopeID   string
 	scope     *actor.PID
 	binding   bool
-	held      []*web.Frame
+	held      []*messages.Frame
 	sent      bool // a frame other than auth was handled
 	stopTimer scheduler.CancelFunc
 	left      bool // leave ran
@@ -56,7 +55,7 @@ type Connection struct {
 type connClosed struct{}
 type authTimeout struct{}
 
-func newConnection(d *shared, info web.ConnInfo, out web.Outbound) *Connection {
+func newConnection(d *shared, info messages.ConnInfo, out messages.Outbound) *Connection {
 	c := &Connection{d: d, info: info, out: out, kind: messages.ScopeOwner}
 	if info.Path == "/chat" {
 		c.kind = messages.ScopeCustomer
@@ -81,10 +80,10 @@ func (c *Connection) authenticating(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		c.onStarted(ctx)
-	case *web.Frame:
+	case *messages.Frame:
 		c.onAuthFrame(ctx, m)
 	case *authTimeout:
-		c.refuse(ctx, web.CodeAuthTimeout, "no authentication within 5 seconds; reconnect and send {\"type\":\"auth\",\"token\":...} first")
+		c.refuse(ctx, messages.CodeAuthTimeout, "no authentication within 5 seconds; reconnect and send {\"type\":\"auth\",\"token\":...} first")
 	case *connClosed:
 		c.onClosed(ctx)
 	}
@@ -92,7 +91,7 @@ func (c *Connection) authenticating(ctx actor.Context) {
 
 func (c *Connection) open(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case *web.Frame:
+	case *messages.Frame:
 		c.onFrame(ctx, m)
 	case *messages.ScopeRef:
 		c.onBound(ctx, m)
@@ -117,7 +116,7 @@ func (c *Connection) onStarted(ctx actor.Context) {
 		if c.tokenOK(c.info.BearerToken) {
 			c.authenticated(ctx)
 		} else {
-			c.refuse(ctx, web.CodeUnauthorized, "invalid token in Sec-WebSocket-Protocol; check silas.channels.web.auth_token")
+			c.refuse(ctx, messages.CodeUnauthorized, "invalid token in Sec-WebSocket-Protocol; check silas.channels.web.auth_token")
 		}
 		return
 	}
@@ -134,13 +133,13 @@ func (c *Connection) tokenOK(token string) bool {
 	return c.d.OwnerToken != "" && subtle.ConstantTimeCompare([]byte(token), []byte(c.d.OwnerToken)) == 1
 }
 
-func (c *Connection) onAuthFrame(ctx actor.Context, f *web.Frame) {
-	if f.Type != web.TypeAuth {
-		c.refuse(ctx, web.CodeUnauthorized, "authenticate first: send {\"type\":\"auth\",\"token\":...} as the first frame")
+func (c *Connection) onAuthFrame(ctx actor.Context, f *messages.Frame) {
+	if f.Type != messages.TypeAuth {
+		c.refuse(ctx, messages.CodeUnauthorized, "authenticate first: send {\"type\":\"auth\",\"token\":...} as the first frame")
 		return
 	}
 	if !c.tokenOK(f.Token) {
-		c.refuse(ctx, web.CodeUnauthorized, "invalid auth token; check silas.channels.web.auth_token")
+		c.refuse(ctx, messages.CodeUnauthorized, "invalid auth token; check silas.channels.web.auth_token")
 		return
 	}
 	c.authenticated(ctx)
@@ -157,7 +156,7 @@ func (c *Connection) authenticated(ctx actor.Context) {
 	c.bind(ctx)
 }
 
-func (c *Connection) refuse(ctx actor.Context, code web.Code, text string) {
+func (c *Connection) refuse(ctx actor.Context, code messages.Code, text string) {
 	c.d.metrics.Errors.With(string(code)).Inc()
 	c.out.Send(webError(code, text, ""))
 	c.out.Close(closeUnauthorized, string(code))
@@ -185,11 +184,11 @@ func (c *Connection) onBound(ctx actor.Context, m *messages.ScopeRef) {
 	}
 }
 
-func (c *Connection) onFrame(ctx actor.Context, f *web.Frame) {
+func (c *Connection) onFrame(ctx actor.Context, f *messages.Frame) {
 	switch f.Type {
-	case web.TypeAuth:
+	case messages.TypeAuth:
 		c.onResume(ctx, f)
-	case web.TypeMessage:
+	case messages.TypeMessage:
 		if c.kind == messages.ScopeOwner && isConnectCommand(f.Text) {
 			c.onConnectCommand(ctx, f)
 			return
@@ -201,16 +200,16 @@ func (c *Connection) onFrame(ctx actor.Context, f *web.Frame) {
 			return
 		}
 		c.forward(ctx, f)
-	case web.TypeApprovalResponse:
+	case messages.TypeApprovalResponse:
 		c.onApprovalResponse(ctx, f)
-	case web.TypeGateResponse:
+	case messages.TypeGateResponse:
 		c.onGateResponse(ctx, f)
-	case web.TypeConnectionSetupResponse, web.TypeConnectionFailureResponse, web.TypeSecureInputCompleted, web.TypePermissionEscalationResponse:
+	case messages.TypeConnectionSetupResponse, messages.TypeConnectionFailureResponse, messages.TypeSecureInputCompleted, messages.TypePermissionEscalationResponse:
 		c.onConnectionCard(ctx, f)
 	default:
-		code, text := web.CodeUnknownType, "unknown frame type "+quote(f.Type)+"; see the protocol of spec 8.1"
-		if web.IsClientType(f.Type) {
-			code, text = web.CodeNotSupported, quote(f.Type)+" is not supported yet by this server"
+		code, text := messages.CodeUnknownType, "unknown frame type "+quote(f.Type)+"; see the protocol of spec 8.1"
+		if messages.IsClientType(f.Type) {
+			code, text = messages.CodeNotSupported, quote(f.Type)+" is not supported yet by this server"
 		}
 		c.d.metrics.Errors.With(string(code)).Inc()
 		c.out.Send(webError(code, text, f.Type))
@@ -219,18 +218,18 @@ func (c *Connection) onFrame(ctx actor.Context, f *web.Frame) {
 
 // onResume lets a customer return to an earlier session: the auth frame with
 // a session_token must come before any message.
-func (c *Connection) onResume(ctx actor.Context, f *web.Frame) {
+func (c *Connection) onResume(ctx actor.Context, f *messages.Frame) {
 	if c.kind != messages.ScopeCustomer {
-		c.out.Send(webError(web.CodeBadRequest, "already authenticated", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, "already authenticated", f.Type))
 		return
 	}
 	if c.sent || c.scope != nil || c.binding {
-		c.out.Send(webError(web.CodeBadRequest, "send the auth frame with session_token before any message", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, "send the auth frame with session_token before any message", f.Type))
 		return
 	}
 	scope, err := c.d.Sessions.Verify(f.SessionToken, c.d.now())
 	if err != nil {
-		c.refuse(ctx, web.CodeUnauthorized, err.Error())
+		c.refuse(ctx, messages.CodeUnauthorized, err.Error())
 		return
 	}
 	c.scopeID = scope
@@ -238,9 +237,9 @@ func (c *Connection) onResume(ctx actor.Context, f *web.Frame) {
 	c.bind(ctx)
 }
 
-func (c *Connection) forward(ctx actor.Context, f *web.Frame) {
+func (c *Connection) forward(ctx actor.Context, f *messages.Frame) {
 	if f.Text == "" {
-		c.out.Send(webError(web.CodeBadRequest, "message text is empty; send {\"type\":\"message\",\"text\":...}", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, "message text is empty; send {\"type\":\"message\",\"text\":...}", f.Type))
 		return
 	}
 	id := f.MessageID
@@ -298,19 +297,19 @@ func quote(s string) string {
 
 // onApprovalResponse forwards the owner's verdict on a plan to the scope.
 // Only the owner approves plans: a customer connection is told so.
-func (c *Connection) onApprovalResponse(ctx actor.Context, f *web.Frame) {
+func (c *Connection) onApprovalResponse(ctx actor.Context, f *messages.Frame) {
 	if c.kind != messages.ScopeOwner {
-		c.d.metrics.Errors.With(string(web.CodeNotSupported)).Inc()
-		c.out.Send(webError(web.CodeNotSupported, "approval_response is only accepted from the owner connection (/ws)", f.Type))
+		c.d.metrics.Errors.With(string(messages.CodeNotSupported)).Inc()
+		c.out.Send(webError(messages.CodeNotSupported, "approval_response is only accepted from the owner connection (/ws)", f.Type))
 		return
 	}
 	v := messages.ApprovalVerdict(f.Verdict)
 	if f.RequestID == "" || (v != messages.VerdictApproved && v != messages.VerdictDeclined) {
-		c.out.Send(webError(web.CodeBadRequest, "approval_response needs the request_id of the approval_request and verdict \"approved\" or \"declined\"", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, "approval_response needs the request_id of the approval_request and verdict \"approved\" or \"declined\"", f.Type))
 		return
 	}
 	if c.scope == nil {
-		c.out.Send(webError(web.CodeBadRequest, "no approval is pending on this connection yet; wait for an approval_request", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, "no approval is pending on this connection yet; wait for an approval_request", f.Type))
 		return
 	}
 	ctx.Send(c.scope, &messages.ApprovalResponse{RequestID: f.RequestID, Verdict: v, Sink: c.out})
@@ -318,18 +317,18 @@ func (c *Connection) onApprovalResponse(ctx actor.Context, f *web.Frame) {
 
 // onGateResponse forwards the owner's verdict on a gate approval to the
 // scope. Only the owner answers gate approvals.
-func (c *Connection) onGateResponse(ctx actor.Context, f *web.Frame) {
+func (c *Connection) onGateResponse(ctx actor.Context, f *messages.Frame) {
 	if c.kind != messages.ScopeOwner {
-		c.d.metrics.Errors.With(string(web.CodeNotSupported)).Inc()
-		c.out.Send(webError(web.CodeNotSupported, "gate_response is only accepted from the owner connection (/ws)", f.Type))
+		c.d.metrics.Errors.With(string(messages.CodeNotSupported)).Inc()
+		c.out.Send(webError(messages.CodeNotSupported, "gate_response is only accepted from the owner connection (/ws)", f.Type))
 		return
 	}
 	if f.RequestID == "" || (f.Verdict != gateVerdictApproved && f.Verdict != gateVerdictDeclined) {
-		c.out.Send(webError(web.CodeBadRequest, "gate_response needs the request_id of the gate_approval and verdict \"approved\" or \"declined\"", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, "gate_response needs the request_id of the gate_approval and verdict \"approved\" or \"declined\"", f.Type))
 		return
 	}
 	if c.scope == nil {
-		c.out.Send(webError(web.CodeBadRequest, "no gate approval is pending on this connection yet; wait for a gate_approval", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, "no gate approval is pending on this connection yet; wait for a gate_approval", f.Type))
 		return
 	}
 	ctx.Send(c.scope, &gateResponse{requestID: f.RequestID, approved: f.Verdict == gateVerdictApproved, sink: c.out})
@@ -339,17 +338,17 @@ func (c *Connection) onGateResponse(ctx actor.Context, f *web.Frame) {
 // the ConnectionManager. secure_input_completed is only the app's notice:
 // the value went to POST /secrets/{ref_id}, whose handler tells the
 // manager itself, so the frame changes nothing and is acknowledged.
-func (c *Connection) onConnectionCard(ctx actor.Context, f *web.Frame) {
+func (c *Connection) onConnectionCard(ctx actor.Context, f *messages.Frame) {
 	if c.kind != messages.ScopeOwner {
-		c.d.metrics.Errors.With(string(web.CodeNotSupported)).Inc()
-		c.out.Send(webError(web.CodeNotSupported, f.Type+" is only accepted from the owner connection (/ws)", f.Type))
+		c.d.metrics.Errors.With(string(messages.CodeNotSupported)).Inc()
+		c.out.Send(webError(messages.CodeNotSupported, f.Type+" is only accepted from the owner connection (/ws)", f.Type))
 		return
 	}
-	if f.Type == web.TypeSecureInputCompleted {
+	if f.Type == messages.TypeSecureInputCompleted {
 		return
 	}
 	if f.RequestID == "" {
-		c.out.Send(webError(web.CodeBadRequest, f.Type+" needs the request_id of the card it answers", f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, f.Type+" needs the request_id of the card it answers", f.Type))
 		return
 	}
 	ctx.Send(c.d.connections, &ConnectionCardAnswer{RequestID: f.RequestID, Type: f.Type, Action: f.Action, SelectedAction: f.SelectedAction, Verdict: f.Verdict, Sink: c.out})

@@ -7,7 +7,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/skills/connection"
 )
@@ -51,10 +50,10 @@ func parseConnect(text string) (*ProposeConnection, error) {
 // onConnectCommand proposes the connection; the answer comes back as a
 // ConnectionAnswer (onConnectAnswer). The command is not a turn: no model
 // sees it, and what follows are cards.
-func (c *Connection) onConnectCommand(ctx actor.Context, f *web.Frame) {
+func (c *Connection) onConnectCommand(ctx actor.Context, f *messages.Frame) {
 	p, err := parseConnect(f.Text)
 	if err != nil {
-		c.out.Send(webError(web.CodeBadRequest, err.Error(), f.Type))
+		c.out.Send(webError(messages.CodeBadRequest, err.Error(), f.Type))
 		return
 	}
 	ctx.Request(c.d.connections, p)
@@ -62,7 +61,7 @@ func (c *Connection) onConnectCommand(ctx actor.Context, f *web.Frame) {
 
 func (c *Connection) onConnectAnswer(a *ConnectionAnswer) {
 	if a.Err != nil {
-		c.out.Send(webError(web.CodeBadRequest, a.Err.Error(), web.TypeMessage))
+		c.out.Send(webError(messages.CodeBadRequest, a.Err.Error(), messages.TypeMessage))
 		return
 	}
 	c.out.Send(&messages.ConnectionStatusEvent{Type: messages.EventConnectionStatus, ConnectionID: a.Connection.ConnectionID,

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 )
 
 // TestPanickedConnectionClosesItsSocket: a Connection that panics is
@@ -14,12 +14,12 @@ import (
 func TestPanickedConnectionClosesItsSocket(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	s := newSink()
-	c := h.sys.Gateway().Attach(web.ConnInfo{ID: fmt.Sprint(time.Now().UnixNano()), Path: "/chat"}, s)
+	c := h.sys.Gateway().Attach(messages.ConnInfo{ID: fmt.Sprint(time.Now().UnixNano()), Path: "/chat"}, s)
 	session := s.wait(t, "session", typed("session", "", ""))
 	before := h.sys.d.metrics.WSConnections.Value()
 
 	// A nil frame makes onFrame dereference nil: a panic in Receive.
-	c.Frame((*web.Frame)(nil))
+	c.Frame((*messages.Frame)(nil))
 	deadline := time.After(5 * time.Second)
 	for {
 		s.mu.Lock()

@@ -10,7 +10,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/skills"
 )
@@ -237,7 +236,7 @@ func (m *ConnectionManager) onCardAnswer(c actor.Context, a *ConnectionCardAnswe
 		c.Send(pid, a)
 		return
 	}
-	send(a.Sink, webError(web.CodeBadRequest, "no connection card is pending with request_id "+quote(a.RequestID)+"; it was already answered or is gone", a.Type))
+	send(a.Sink, webError(messages.CodeBadRequest, "no connection card is pending with request_id "+quote(a.RequestID)+"; it was already answered or is gone", a.Type))
 }
 
 func (m *ConnectionManager) onApproval(c actor.Context, a *messages.ApprovalResponse) {
@@ -246,7 +245,7 @@ func (m *ConnectionManager) onApproval(c actor.Context, a *messages.ApprovalResp
 		c.Send(pid, a)
 		return
 	}
-	send(a.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(a.RequestID)+"; it was already answered or timed out", web.TypeApprovalResponse))
+	send(a.Sink, webError(messages.CodeBadRequest, "no approval is pending with request_id "+quote(a.RequestID)+"; it was already answered or timed out", messages.TypeApprovalResponse))
 }
 
 // toOwner sends events to every owner connection, through the owner scope.

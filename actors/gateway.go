@@ -3,7 +3,7 @@ package actors
 import (
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 )
 
 // gateway attaches a Connection actor to every new WebSocket.
@@ -11,7 +11,7 @@ type gateway struct {
 	d *shared
 }
 
-var _ web.Gateway = (*gateway)(nil)
+var _ messages.Gateway = (*gateway)(nil)
 
 // connectionGuardian stops a Connection that panics instead of restarting
 // it: a restarted one would start over, and a customer would silently get
@@ -23,7 +23,7 @@ func connectionGuardian() actor.SupervisorStrategy {
 }
 
 // Attach spawns the socket's Connection actor.
-func (g *gateway) Attach(info web.ConnInfo, out web.Outbound) web.Conn {
+func (g *gateway) Attach(info messages.ConnInfo, out messages.Outbound) messages.Conn {
 	props := actor.PropsFromProducer(func() actor.Actor { return newConnection(g.d, info, out) },
 		append(g.d.props, actor.WithGuardian(connectionGuardian()))...)
 	pid := g.d.sys.Root.SpawnPrefix(props, "conn/")
@@ -36,5 +36,5 @@ type conn struct {
 	pid  *actor.PID
 }
 
-func (c *conn) Frame(f *web.Frame) { c.root.Send(c.pid, f) }
-func (c *conn) Closed()            { c.root.Send(c.pid, &connClosed{}) }
+func (c *conn) Frame(f *messages.Frame) { c.root.Send(c.pid, f) }
+func (c *conn) Closed()                 { c.root.Send(c.pid, &connClosed{}) }

@@ -3,7 +3,6 @@ package actors
 import (
 	"errors"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 )
@@ -25,7 +24,7 @@ func (s *Scope) refuseWhenDiskFull(m *messages.UserMessage) bool {
 		return false
 	}
 	s.d.Log.Debug().Err(err).Str("scope", s.id).Str("message_id", m.MessageID).Msg("message refused")
-	s.reject(m, web.CodeUnavailable, diskFullText)
+	s.reject(m, messages.CodeUnavailable, diskFullText)
 	return true
 }
 
@@ -34,9 +33,9 @@ func (s *Scope) refuseWhenDiskFull(m *messages.UserMessage) bool {
 func (s *Scope) rejectUnstored(m *messages.UserMessage, err error) {
 	if errors.Is(err, persistence.ErrDiskFull) {
 		s.d.Log.Warn().Err(err).Str("scope", s.id).Str("message_id", m.MessageID).Msg("message refused")
-		s.reject(m, web.CodeUnavailable, diskFullText)
+		s.reject(m, messages.CodeUnavailable, diskFullText)
 		return
 	}
 	s.d.Log.Error().Err(err).Str("scope", s.id).Msg("journal user message")
-	s.reject(m, web.CodeInternal, "your message could not be stored, so it was not accepted; please resend it")
+	s.reject(m, messages.CodeInternal, "your message could not be stored, so it was not accepted; please resend it")
 }

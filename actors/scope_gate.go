@@ -8,7 +8,6 @@ import (
 	"github.com/asynkron/protoactor-go/scheduler"
 	"github.com/google/uuid"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/pipeline"
 )
@@ -76,8 +75,8 @@ func (s *Scope) requestGateApproval(c actor.Context, turnID string, r *pipeline.
 	// Encoded once, now: the connections send it later, from their own
 	// goroutines, and the turn's context must not be shared with them.
 	id := uuid.NewString()
-	payload, err := json.Marshal(&web.GateApprovalEvent{
-		Type: web.EventGateApproval, RequestID: id, GateName: r.Gate, Value: r.Value, Context: r.Context,
+	payload, err := json.Marshal(&messages.GateApprovalEvent{
+		Type: messages.EventGateApproval, RequestID: id, GateName: r.Gate, Value: r.Value, Context: r.Context,
 	})
 	if err != nil {
 		resolve(pipeline.GateApprovalOutcome{Reason: "the approval request could not be encoded"})
@@ -148,7 +147,7 @@ func (s *Scope) onGateResponse(c actor.Context, m *gateResponse) {
 			c.Send(to, m)
 			return
 		}
-		send(m.sink, webError(web.CodeBadRequest, "no gate approval is pending with request_id "+quote(m.requestID)+"; it was already answered or timed out", web.TypeGateResponse))
+		send(m.sink, webError(messages.CodeBadRequest, "no gate approval is pending with request_id "+quote(m.requestID)+"; it was already answered or timed out", messages.TypeGateResponse))
 		return
 	}
 	reason := m.reason

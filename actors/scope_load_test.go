@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/llm"
 )
@@ -21,7 +20,7 @@ func TestScopeLoadFailureRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, s := h.ownerConn()
-	c.Frame(&web.Frame{Type: "message", Text: "hello", MessageID: "m1"})
+	c.Frame(&messages.Frame{Type: "message", Text: "hello", MessageID: "m1"})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if _, err := h.sys.d.sys.Root.RequestFuture(h.sys.d.audit, &messages.Flush{}, 5*time.Second).Result(); err != nil {

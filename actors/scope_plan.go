@@ -9,7 +9,6 @@ import (
 	"github.com/asynkron/protoactor-go/scheduler"
 	"github.com/google/uuid"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/approval"
 	"github.com/silas-ai/silas/runtime/contextmgr"
@@ -217,7 +216,7 @@ func (s *Scope) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse
 		if s.forwardApproval(c, m) {
 			return
 		}
-		send(m.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", web.TypeApprovalResponse))
+		send(m.Sink, webError(messages.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", messages.TypeApprovalResponse))
 		return
 	}
 	p.cancel()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 )
@@ -77,16 +76,16 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 		return
 	}
 	if !s.wsLimit.Allow(now) {
-		s.reject(m, web.CodeRateLimited, fmt.Sprintf("too many messages: this conversation allows %d a minute (limits.ws_messages_per_minute_per_scope); wait a moment and resend", s.d.Config.Limits.WSMessagesPerMinutePerScope))
+		s.reject(m, messages.CodeRateLimited, fmt.Sprintf("too many messages: this conversation allows %d a minute (limits.ws_messages_per_minute_per_scope); wait a moment and resend", s.d.Config.Limits.WSMessagesPerMinutePerScope))
 		return
 	}
 	if max := s.d.Config.Backpressure.MaxPendingTurnsPerScope; len(s.queue) >= max {
-		s.reject(m, web.CodeBusy, fmt.Sprintf("busy: %d messages are already waiting in this conversation (backpressure.max_pending_turns_per_scope); resend after the answers arrive", max))
+		s.reject(m, messages.CodeBusy, fmt.Sprintf("busy: %d messages are already waiting in this conversation (backpressure.max_pending_turns_per_scope); resend after the answers arrive", max))
 		return
 	}
 	sl, refused := s.d.admit.acquire(s.kind == messages.ScopeOwner, m.ClientIP)
 	if refused != nil {
-		s.reject(m, web.CodeBusy, refused.busyText())
+		s.reject(m, messages.CodeBusy, refused.busyText())
 		return
 	}
 	s.queue = append(s.queue, &queued{msg: m, slot: sl})
@@ -97,7 +96,7 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 	s.maybeStart(c)
 }
 
-func (s *Scope) reject(m *messages.UserMessage, code web.Code, text string) {
+func (s *Scope) reject(m *messages.UserMessage, code messages.Code, text string) {
 	s.d.metrics.Errors.With(string(code)).Inc()
 	send(m.Sink, webError(code, text, "message"))
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/google/uuid"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/pipeline"
@@ -322,7 +321,7 @@ func (s *Scope) failTurn(c actor.Context, err error) {
 		ev = ev.Bytes("stack", pe.Stack)
 	}
 	ev.Msg("turn failed")
-	s.d.metrics.Errors.With(string(web.CodeInternal)).Inc()
+	s.d.metrics.Errors.With(string(messages.CodeInternal)).Inc()
 	s.emitAudit("turn_failed", map[string]any{"message_id": t.In.MessageID, "stage": t.Stage(), "error": err.Error()})
 	r.failed = true
 	t.Answer = &pipeline.Answer{Type: "message", Text: FailedTurnText, Sender: "silas", Timestamp: t.Now, ReplyTo: t.In.MessageID}
@@ -348,7 +347,7 @@ func (s *Scope) onFailureCommitted(c actor.Context, err error) {
 func (s *Scope) onCommitFailed(c actor.Context, err error) {
 	r := s.current
 	s.d.Log.Error().Err(err).Str("scope", s.id).Str("turn", r.turn.ID).Msg("commit turn; the message stays queued")
-	s.d.metrics.Errors.With(string(web.CodeInternal)).Inc()
-	send(r.msg.Sink, webError(web.CodeInternal, "your message was accepted but its answer could not be saved; it will be answered after Silas restarts", "message"))
+	s.d.metrics.Errors.With(string(messages.CodeInternal)).Inc()
+	send(r.msg.Sink, webError(messages.CodeInternal, "your message was accepted but its answer could not be saved; it will be answered after Silas restarts", "message"))
 	s.endTurn(c)
 }

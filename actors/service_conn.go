@@ -14,7 +14,6 @@ import (
 	"github.com/go-co-op/gocron/v2"
 	"github.com/google/uuid"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/keys"
 	"github.com/silas-ai/silas/skills/connection"
@@ -412,13 +411,13 @@ func permissionWords(ps []messages.ConnectionPermission) string {
 // onApproval takes the owner's verdict on the connection_manage card.
 func (s *ServiceConnection) onApproval(c actor.Context, m *messages.ApprovalResponse) {
 	if m.RequestID != s.approval {
-		send(m.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID), web.TypeApprovalResponse))
+		send(m.Sink, webError(messages.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID), messages.TypeApprovalResponse))
 		return
 	}
 	s.closeCard(c, s.approval)
 	s.approval = ""
 	if s.d.now().After(s.approvalBy) {
-		send(m.Sink, webError(web.CodeBadRequest, "the connection card expired; nothing was set up. Propose the connection again", web.TypeApprovalResponse))
+		send(m.Sink, webError(messages.CodeBadRequest, "the connection card expired; nothing was set up. Propose the connection again", messages.TypeApprovalResponse))
 		s.status(c, messages.ConnectionProposed, "the connection card expired before it was answered")
 		return
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/scheduler"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/skills/connection"
@@ -276,7 +275,7 @@ func (s *ServiceConnection) provideIfStored(c actor.Context, st *setupState) {
 
 // onCardAnswer takes the owner's answer to a setup step or failure card.
 func (s *ServiceConnection) onCardAnswer(c actor.Context, a *ConnectionCardAnswer) {
-	if a.Type == web.TypePermissionEscalationResponse && s.onPermissionAnswer(c, a) {
+	if a.Type == messages.TypePermissionEscalationResponse && s.onPermissionAnswer(c, a) {
 		return
 	}
 	switch {
@@ -291,7 +290,7 @@ func (s *ServiceConnection) onCardAnswer(c actor.Context, a *ConnectionCardAnswe
 	case a.RequestID == s.failureCard && s.failure != nil:
 		s.onRecovery(c, a.SelectedAction)
 	default:
-		send(a.Sink, webError(web.CodeBadRequest, "no connection card is pending with request_id "+quote(a.RequestID), a.Type))
+		send(a.Sink, webError(messages.CodeBadRequest, "no connection card is pending with request_id "+quote(a.RequestID), a.Type))
 	}
 }
 

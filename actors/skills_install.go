@@ -13,7 +13,6 @@ import (
 	"github.com/asynkron/protoactor-go/scheduler"
 	"github.com/google/uuid"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/skills"
@@ -237,7 +236,7 @@ func (s *SkillInstaller) timeout() time.Duration {
 func (s *SkillInstaller) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse) {
 	r := s.requests[m.RequestID]
 	if r == nil || r.installing || r.journaling {
-		send(m.Sink, webError(web.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", web.TypeApprovalResponse))
+		send(m.Sink, webError(messages.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", messages.TypeApprovalResponse))
 		return
 	}
 	r.cancel()

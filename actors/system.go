@@ -10,7 +10,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	slogzerolog "github.com/samber/slog-zerolog/v2"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/metrics"
@@ -151,7 +150,7 @@ func recoverQueue(ctx context.Context, d *shared) ([]string, error) {
 }
 
 // Gateway is what the web channel attaches sockets to.
-func (s *System) Gateway() web.Gateway { return &gateway{d: s.d} }
+func (s *System) Gateway() messages.Gateway { return &gateway{d: s.d} }
 
 // Pending returns the number of turns waiting or running across all scopes.
 func (s *System) Pending() int64 { return s.d.admit.depth() }

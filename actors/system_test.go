@@ -11,7 +11,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
@@ -134,10 +133,10 @@ func typed(typ, key, val string) func(map[string]any) bool {
 }
 
 // ownerConn attaches an authenticated owner connection.
-func (h *harness) ownerConn() (web.Conn, *sink) {
+func (h *harness) ownerConn() (messages.Conn, *sink) {
 	s := newSink()
-	c := h.sys.Gateway().Attach(web.ConnInfo{ID: fmt.Sprint(time.Now().UnixNano()), Path: "/ws"}, s)
-	c.Frame(&web.Frame{Type: "auth", Token: ownerToken})
+	c := h.sys.Gateway().Attach(messages.ConnInfo{ID: fmt.Sprint(time.Now().UnixNano()), Path: "/ws"}, s)
+	c.Frame(&messages.Frame{Type: "auth", Token: ownerToken})
 	s.wait(h.t, "session", typed("session", "", ""))
 	return c, s
 }
@@ -154,12 +153,12 @@ func TestPanicInTurnAnswersAndScopeCarriesOn(t *testing.T) {
 	}, nil)
 	h.verify = func(msg, sig []byte) (string, bool) { panic("verifier exploded") }
 	c, s := h.ownerConn()
-	c.Frame(&web.Frame{Type: "message", Text: "boom", MessageID: "m1", Signature: "c2ln", Nonce: "n", Timestamp: time.Now().UTC().Format(time.RFC3339)})
+	c.Frame(&messages.Frame{Type: "message", Text: "boom", MessageID: "m1", Signature: "c2ln", Nonce: "n", Timestamp: time.Now().UTC().Format(time.RFC3339)})
 	if ev := s.wait(t, "answer to m1", typed("message", "reply_to", "m1")); ev["text"] != FailedTurnText {
 		t.Fatalf("answer %v, want the failed-turn text", ev)
 	}
 	h.verify = nil
-	c.Frame(&web.Frame{Type: "message", Text: "hello", MessageID: "m2"})
+	c.Frame(&messages.Frame{Type: "message", Text: "hello", MessageID: "m2"})
 	if ev := s.wait(t, "answer to m2", typed("message", "reply_to", "m2")); ev["text"] != "fine" {
 		t.Fatalf("next turn answered %v", ev)
 	}
@@ -183,10 +182,10 @@ func TestBusyBeyondPendingLimit(t *testing.T) {
 	}, map[string]any{"silas.backpressure.max_pending_turns_per_scope": 2})
 	c, s := h.ownerConn()
 	// m1 runs (its model call blocks); m2 and m3 wait; m4 is one too many.
-	c.Frame(&web.Frame{Type: "message", Text: "hi", MessageID: "m1"})
+	c.Frame(&messages.Frame{Type: "message", Text: "hi", MessageID: "m1"})
 	<-calls
 	for i := 2; i <= 4; i++ {
-		c.Frame(&web.Frame{Type: "message", Text: "hi", MessageID: fmt.Sprintf("m%d", i)})
+		c.Frame(&messages.Frame{Type: "message", Text: "hi", MessageID: fmt.Sprintf("m%d", i)})
 	}
 	busy := s.wait(t, "busy error", typed("error", "code", "busy"))
 	if !strings.Contains(busy["message"].(string), "max_pending_turns_per_scope") {
@@ -219,8 +218,8 @@ func TestDrainLeavesQueuedTurnsJournaled(t *testing.T) {
 		return direct("ok"), nil
 	}, nil)
 	c, s := h.ownerConn()
-	c.Frame(&web.Frame{Type: "message", Text: "first", MessageID: "a"})
-	c.Frame(&web.Frame{Type: "message", Text: "second", MessageID: "b"})
+	c.Frame(&messages.Frame{Type: "message", Text: "first", MessageID: "a"})
+	c.Frame(&messages.Frame{Type: "message", Text: "second", MessageID: "b"})
 	s.wait(t, "ack of b", typed("ack", "message_id", "b"))
 	<-started
 

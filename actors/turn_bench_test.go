@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/llm"
 )
 
@@ -28,18 +28,18 @@ func BenchmarkTurn(b *testing.B) {
 	}()
 	// Each customer has a conversation of ten turns, so the context stays
 	// the size of an ordinary chat rather than growing with b.N.
-	var c web.Conn
+	var c messages.Conn
 	var s *sink
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
 		if i%10 == 0 {
 			s = newSink()
-			c = h.sys.Gateway().Attach(web.ConnInfo{ID: fmt.Sprint("bench", i), Path: "/chat"}, s)
+			c = h.sys.Gateway().Attach(messages.ConnInfo{ID: fmt.Sprint("bench", i), Path: "/chat"}, s)
 		}
 		i++
 		id := fmt.Sprint("m", i)
-		c.Frame(&web.Frame{Type: "message", Text: "hello", MessageID: id})
+		c.Frame(&messages.Frame{Type: "message", Text: "hello", MessageID: id})
 		s.wait(t, "answer", typed("message", "reply_to", id))
 		s.mu.Lock()
 		s.events = s.events[:0]

@@ -15,7 +15,6 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
@@ -149,7 +148,7 @@ func newTurnBench(b *testing.B) *turnBench {
 
 // benchCustomer is one chatbot customer's connection.
 type benchCustomer struct {
-	conn web.Conn
+	conn messages.Conn
 	sink *sink
 	name string
 	n    int
@@ -157,7 +156,7 @@ type benchCustomer struct {
 
 func (h *turnBench) customer(b *testing.B, name string) *benchCustomer {
 	s := newSink()
-	return &benchCustomer{conn: h.sys.Gateway().Attach(web.ConnInfo{ID: name, Path: "/chat"}, s), sink: s, name: name}
+	return &benchCustomer{conn: h.sys.Gateway().Attach(messages.ConnInfo{ID: name, Path: "/chat"}, s), sink: s, name: name}
 }
 
 // turn sends the customer's next message, like the load bench's customers
@@ -166,7 +165,7 @@ func (c *benchCustomer) turn(b *testing.B) {
 	c.n++
 	id := c.name + "-m" + strconv.Itoa(c.n)
 	text := fmt.Sprintf("Hello, customer %s here with question %d: when are you open on Saturday?", c.name, c.n)
-	c.conn.Frame(&web.Frame{Type: "message", Text: text, MessageID: id})
+	c.conn.Frame(&messages.Frame{Type: "message", Text: text, MessageID: id})
 	c.sink.wait(&testing.T{}, "answer", typed("message", "reply_to", id))
 	c.sink.mu.Lock()
 	c.sink.events = c.sink.events[:0]

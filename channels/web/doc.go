@@ -8,8 +8,9 @@
 // validates client frames (a bad field is bad_request naming it), enforces
 // the frame size limit and the per-IP message rate, and queues server events
 // with a bounded, never-blocking send queue. Everything about sessions
-// (authentication, scopes, turns) belongs to the Conn that a Gateway
-// attaches to each socket.
+// (authentication, scopes, turns) belongs to the messages.Conn that a
+// messages.Gateway attaches to each socket; the frame and event types are
+// package messages' protocol, which every channel shares.
 //
 // It also holds the server up against the open internet: every route
 // answers only allowed Host names (DNS rebinding); sockets are counted in

@@ -3,73 +3,9 @@ package web
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/silas-ai/silas/messages"
 )
-
-// Client frame types of spec 8.1.
-const (
-	TypeAuth                         = "auth"
-	TypeMessage                      = "message"
-	TypeApprovalResponse             = "approval_response"
-	TypeGateResponse                 = "gate_response"
-	TypeCheckpoint                   = "checkpoint"
-	TypeBatchReviewResponse          = "batch_review_response"
-	TypeDraftReviewResponse          = "draft_review_response"
-	TypeDecisionResponse             = "decision_response"
-	TypeSuggestionResponse           = "suggestion_response"
-	TypeAutonomyThresholdResponse    = "autonomy_threshold_response"
-	TypeSecureInputCompleted         = "secure_input_completed"
-	TypeConnectionSetupResponse      = "connection_setup_response"
-	TypePermissionEscalationResponse = "permission_escalation_response"
-	TypeConnectionFailureResponse    = "connection_failure_response"
-)
-
-// IsClientType reports whether t is one of the client frame types of spec
-// 8.1. The transport passes every well-formed frame to the Conn; a Conn that
-// meets another type answers with CodeUnknownType.
-func IsClientType(t string) bool {
-	switch t {
-	case TypeAuth, TypeMessage, TypeApprovalResponse, TypeGateResponse, TypeCheckpoint,
-		TypeBatchReviewResponse, TypeDraftReviewResponse, TypeDecisionResponse,
-		TypeSuggestionResponse, TypeAutonomyThresholdResponse, TypeSecureInputCompleted,
-		TypeConnectionSetupResponse, TypePermissionEscalationResponse, TypeConnectionFailureResponse:
-		return true
-	}
-	return false
-}
-
-// Frame is one decoded client frame: its type plus the union of the client
-// fields of spec 8.1 and the owner-signature fields. Absent fields (and JSON
-// null) are zero. Unknown fields are ignored; they remain in Raw.
-type Frame struct {
-	Type            string   `json:"type"`
-	Token           string   `json:"token,omitempty"`
-	SessionToken    string   `json:"session_token,omitempty"`
-	Text            string   `json:"text,omitempty"`
-	MessageID       string   `json:"message_id,omitempty"`
-	SenderID        string   `json:"sender_id,omitempty"`
-	RequestID       string   `json:"request_id,omitempty"`
-	Verdict         string   `json:"verdict,omitempty"`
-	SelectedItemIDs []string `json:"selected_item_ids,omitempty"`
-	EditedText      string   `json:"edited_text,omitempty"`
-	SelectedValue   string   `json:"selected_value,omitempty"`
-	Freetext        string   `json:"freetext,omitempty"`
-	RefID           string   `json:"ref_id,omitempty"`
-	Success         bool     `json:"success,omitempty"`
-	StepType        string   `json:"step_type,omitempty"`
-	Action          string   `json:"action,omitempty"`
-	SelectedAction  string   `json:"selected_action,omitempty"`
-
-	// Owner signature (spec 3.1 SignedMessage): the base64 Ed25519 signature
-	// over the canonical {"nonce","text","timestamp"} object, the nonce, and
-	// the ISO-8601 timestamp.
-	Signature string `json:"signature,omitempty"`
-	Nonce     string `json:"nonce,omitempty"`
-	Timestamp string `json:"timestamp,omitempty"`
-
-	// Raw is a copy of the frame as received, for signature checks and
-	// audit. It is the Frame's own; nothing else refers to it.
-	Raw []byte `json:"-"`
-}
 
 // maxDepth bounds the nesting of unknown values a frame may carry.
 const maxDepth = 64
@@ -84,11 +20,11 @@ const maxDepth = 64
 // DecodeFrame makes three allocations for a typical frame (the Frame, Raw
 // and one string holding every field value), plus one per string that
 // contains escapes and one for SelectedItemIDs.
-func DecodeFrame(b []byte) (*Frame, error) {
+func DecodeFrame(b []byte) (*messages.Frame, error) {
 	if !utf8.Valid(b) {
 		return nil, fmt.Errorf("%w: frame is not valid UTF-8", ErrInvalidJSON)
 	}
-	f := &Frame{}
+	f := &messages.Frame{}
 	d := decoder{s: string(b)}
 	if err := d.frame(f); err != nil {
 		return nil, err

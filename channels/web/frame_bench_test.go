@@ -3,6 +3,8 @@ package web
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 var benchFrames = []struct {
@@ -36,7 +38,7 @@ func BenchmarkDecodeFrameStdlib(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bf.frame)))
 			for b.Loop() {
-				var f Frame
+				var f messages.Frame
 				if err := json.Unmarshal(bf.frame, &f); err != nil {
 					b.Fatal(err)
 				}

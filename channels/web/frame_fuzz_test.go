@@ -8,12 +8,14 @@ import (
 	"reflect"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // referenceDecode decodes a frame with encoding/json under DecodeFrame's
 // rules (exact key match, duplicates of known keys rejected, UTF-8 required).
 // It is slow and obviously right, so FuzzDecodeFrame can compare against it.
-func referenceDecode(b []byte) (*Frame, error) {
+func referenceDecode(b []byte) (*messages.Frame, error) {
 	if !utf8.Valid(b) || !json.Valid(b) {
 		return nil, ErrInvalidJSON
 	}
@@ -21,7 +23,7 @@ func referenceDecode(b []byte) (*Frame, error) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, ErrInvalidJSON
 	}
-	f := &Frame{}
+	f := &messages.Frame{}
 	seen := map[field]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -48,7 +50,7 @@ func referenceDecode(b []byte) (*Frame, error) {
 		case fieldSelectedItemIDs:
 			target = &f.SelectedItemIDs
 		default:
-			target = f.stringField(k)
+			target = stringField(f, k)
 		}
 		if err := json.Unmarshal(raw, target); err != nil {
 			return nil, ErrFieldType

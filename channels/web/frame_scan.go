@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // field identifies a known Frame field; its value is its bit in the
@@ -82,8 +84,8 @@ func fieldOf(key string) field {
 	return fieldUnknown
 }
 
-// stringField returns the Frame's string for a string-typed field, or nil.
-func (f *Frame) stringField(k field) *string {
+// stringField returns f's string for a string-typed field, or nil.
+func stringField(f *messages.Frame, k field) *string {
 	switch k {
 	case fieldType:
 		return &f.Type
@@ -133,7 +135,7 @@ type decoder struct {
 }
 
 // frame reads one object into f and requires the input to end after it.
-func (d *decoder) frame(f *Frame) error {
+func (d *decoder) frame(f *messages.Frame) error {
 	d.ws()
 	if !d.consume('{') {
 		return d.syntax("expected an object")
@@ -172,7 +174,7 @@ func (d *decoder) frame(f *Frame) error {
 }
 
 // field reads the value of key into f.
-func (d *decoder) field(f *Frame, key string, seen *uint32) error {
+func (d *decoder) field(f *messages.Frame, key string, seen *uint32) error {
 	k := fieldOf(key)
 	if k == fieldUnknown {
 		return d.skip(0)
@@ -202,7 +204,7 @@ func (d *decoder) field(f *Frame, key string, seen *uint32) error {
 		if err != nil {
 			return err
 		}
-		*f.stringField(k) = v
+		*stringField(f, k) = v
 		return nil
 	case 'n':
 		if d.literal("null") {

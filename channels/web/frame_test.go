@@ -5,24 +5,26 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 func TestDecodeFrame(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		want    *Frame
+		want    *messages.Frame
 		wantErr error
 	}{
 		{
 			name: "auth",
 			in:   `{"type":"auth","token":"s3cret"}`,
-			want: &Frame{Type: "auth", Token: "s3cret"},
+			want: &messages.Frame{Type: "auth", Token: "s3cret"},
 		},
 		{
 			name: "message with whitespace and unknown fields",
 			in:   " {\n\t\"type\" : \"message\", \"x\": {\"a\":[1,-2.5e+3,true,null,{}]}, \"text\":\"hi\", \"sender_id\":\"u1\" } \r\n",
-			want: &Frame{Type: "message", Text: "hi", SenderID: "u1"},
+			want: &messages.Frame{Type: "message", Text: "hi", SenderID: "u1"},
 		},
 		{
 			name: "every field",
@@ -30,7 +32,7 @@ func TestDecodeFrame(t *testing.T) {
 				`"request_id":"f","verdict":"g","selected_item_ids":["h","i"],"edited_text":"j",` +
 				`"selected_value":"k","freetext":"l","ref_id":"m","success":true,"step_type":"n",` +
 				`"action":"o","selected_action":"p","signature":"q","nonce":"r","timestamp":"s"}`,
-			want: &Frame{Type: "t", Token: "a", SessionToken: "b", Text: "c", MessageID: "d", SenderID: "e",
+			want: &messages.Frame{Type: "t", Token: "a", SessionToken: "b", Text: "c", MessageID: "d", SenderID: "e",
 				RequestID: "f", Verdict: "g", SelectedItemIDs: []string{"h", "i"}, EditedText: "j",
 				SelectedValue: "k", Freetext: "l", RefID: "m", Success: true, StepType: "n",
 				Action: "o", SelectedAction: "p", Signature: "q", Nonce: "r", Timestamp: "s"},
@@ -38,37 +40,37 @@ func TestDecodeFrame(t *testing.T) {
 		{
 			name: "escapes and surrogates",
 			in:   `{"type":"message","text":"a\"b\\c\/d\b\f\n\r\t\u00e9\ud83d\ude00\ud800x\udc00"}`,
-			want: &Frame{Type: "message", Text: "a\"b\\c/d\b\f\n\r\té😀\uFFFDx\uFFFD"},
+			want: &messages.Frame{Type: "message", Text: "a\"b\\c/d\b\f\n\r\té😀\uFFFDx\uFFFD"},
 		},
 		{
 			name: "escaped key matches",
 			in:   `{"t\u0079pe":"auth"}`,
-			want: &Frame{Type: "auth"},
+			want: &messages.Frame{Type: "auth"},
 		},
 		{
 			name: "null values are absent",
 			in:   `{"type":"message","text":null,"success":null,"selected_item_ids":null}`,
-			want: &Frame{Type: "message"},
+			want: &messages.Frame{Type: "message"},
 		},
 		{
 			name: "empty list and null element",
 			in:   `{"type":"batch_review_response","selected_item_ids":[],"x":[]}`,
-			want: &Frame{Type: "batch_review_response", SelectedItemIDs: []string{}},
+			want: &messages.Frame{Type: "batch_review_response", SelectedItemIDs: []string{}},
 		},
 		{
 			name: "null list element becomes empty string",
 			in:   `{"type":"t","selected_item_ids":["a",null]}`,
-			want: &Frame{Type: "t", SelectedItemIDs: []string{"a", ""}},
+			want: &messages.Frame{Type: "t", SelectedItemIDs: []string{"a", ""}},
 		},
 		{
 			name: "success false",
 			in:   `{"type":"secure_input_completed","ref_id":"r","success":false}`,
-			want: &Frame{Type: "secure_input_completed", RefID: "r"},
+			want: &messages.Frame{Type: "secure_input_completed", RefID: "r"},
 		},
 		{
 			name: "keys are case-sensitive",
 			in:   `{"type":"message","Text":"ignored","TYPE":"x"}`,
-			want: &Frame{Type: "message"},
+			want: &messages.Frame{Type: "message"},
 		},
 		{name: "empty input", in: ``, wantErr: ErrInvalidJSON},
 		{name: "not an object", in: `["type"]`, wantErr: ErrInvalidJSON},
@@ -154,25 +156,6 @@ func TestDecodeFrameErrorsDoNotQuoteContent(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), secret) {
 			t.Errorf("error %q quotes frame content", err)
-		}
-	}
-}
-
-func TestIsClientType(t *testing.T) {
-	tests := []struct {
-		typ  string
-		want bool
-	}{
-		{TypeAuth, true},
-		{TypeMessage, true},
-		{TypeConnectionFailureResponse, true},
-		{"approval_request", false}, // server -> client
-		{"", false},
-		{"Message", false},
-	}
-	for _, tt := range tests {
-		if got := IsClientType(tt.typ); got != tt.want {
-			t.Errorf("IsClientType(%q) = %v, want %v", tt.typ, got, tt.want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // FieldError names the client frame field that is wrong and why. It wraps
@@ -23,7 +25,7 @@ func (e *FieldError) Error() string {
 
 func (e *FieldError) Unwrap() error { return e.kind }
 
-// Limits of the fields Validate checks.
+// Limits of the fields ValidateFrame checks.
 const (
 	// MaxIDBytes bounds message_id, request_id, ref_id and each selected
 	// item id.
@@ -50,13 +52,13 @@ const (
 	ruleText                   // no NUL
 )
 
-// Validate checks every field of a decoded frame against the protocol's
+// ValidateFrame checks every field of a decoded frame against the protocol's
 // limits: identifiers and enumerated values are short and made of
 // [A-Za-z0-9._:-], texts fit maxText bytes, and no string carries a NUL
 // byte or (outside texts) a control character. It returns a *FieldError for the first field that
 // fails, in the frame's field order, or nil. An empty (absent) field always
 // passes; whether a frame type needs a field is the Conn's judgement.
-func (f *Frame) Validate(maxText int) error {
+func ValidateFrame(f *messages.Frame, maxText int) error {
 	checks := [...]struct {
 		name  string
 		v     string
@@ -133,22 +135,22 @@ func idByte(c byte) bool {
 		c == '.' || c == '_' || c == ':' || c == '-'
 }
 
-// frameErrorEvent maps a DecodeFrame or Validate error to the event the
+// frameErrorEvent maps a DecodeFrame or ValidateFrame error to the event the
 // client gets: bad_request naming the field, or invalid_json.
-func frameErrorEvent(err error, requestType string) *ErrorEvent {
+func frameErrorEvent(err error, requestType string) *messages.ErrorEvent {
 	var fe *FieldError
 	if !errors.As(err, &fe) {
-		ev := NewError(CodeInvalidJSON, requestType)
+		ev := messages.NewError(messages.CodeInvalidJSON, requestType)
 		ev.Message += " (" + err.Error() + ")"
 		return ev
 	}
 	if fe.Field == "type" && errors.Is(err, ErrFieldType) {
-		ev := NewError(CodeInvalidJSON, "")
+		ev := messages.NewError(messages.CodeInvalidJSON, "")
 		ev.Message += " (" + err.Error() + ")"
 		ev.Field = fe.Field
 		return ev
 	}
-	ev := NewError(CodeBadRequest, requestType)
+	ev := messages.NewError(messages.CodeBadRequest, requestType)
 	ev.Field = fe.Field
 	ev.Message = fmt.Sprintf("Field %q %s; fix it and send the frame again.", fe.Field, fe.Problem)
 	return ev

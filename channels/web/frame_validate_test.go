@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 func TestFrameValidate(t *testing.T) {
-	ok := []*Frame{
+	ok := []*messages.Frame{
 		{Type: "message", Text: "hi\n\tthere é😀", MessageID: "6f1c2b9e-8a43-4c1e-9d0b-2f7a4c8e1d55"},
 		{Type: "message", MessageID: strings.Repeat("a", MaxIDBytes), SenderID: "customer-4821"},
 		{Type: "message", MessageID: "msg:1.2_3-4", Signature: "c2ln+/==", Nonce: "n0nce", Timestamp: "2026-01-02T03:04:05+00:00"},
@@ -17,37 +19,37 @@ func TestFrameValidate(t *testing.T) {
 		{Type: "message", Text: strings.Repeat("x", 100)},
 	}
 	for _, f := range ok {
-		if err := f.Validate(100); err != nil {
+		if err := ValidateFrame(f, 100); err != nil {
 			t.Errorf("Validate(%+v) = %v, want nil", f, err)
 		}
 	}
 	bad := []struct {
 		name  string
-		f     *Frame
+		f     *messages.Frame
 		field string
 	}{
-		{"message_id too long", &Frame{Type: "message", MessageID: strings.Repeat("a", 5000)}, "message_id"},
-		{"message_id with a slash", &Frame{Type: "message", MessageID: "a/b"}, "message_id"},
-		{"message_id with a space", &Frame{Type: "message", MessageID: "a b"}, "message_id"},
-		{"message_id with unicode", &Frame{Type: "message", MessageID: "é"}, "message_id"},
-		{"NUL in text", &Frame{Type: "message", Text: "a\x00b"}, "text"},
-		{"text too long", &Frame{Type: "message", Text: strings.Repeat("x", 101)}, "text"},
-		{"NUL in type", &Frame{Type: "message\x00"}, "type"},
-		{"NUL in sender_id", &Frame{Type: "message", SenderID: "\x00"}, "sender_id"},
-		{"newline in token", &Frame{Type: "auth", Token: "a\nb"}, "token"},
-		{"session_token too long", &Frame{Type: "auth", SessionToken: strings.Repeat("t", 4097)}, "session_token"},
-		{"request_id with quotes", &Frame{Type: "gate_response", RequestID: `"x"`}, "request_id"},
-		{"verdict too long", &Frame{Type: "gate_response", Verdict: strings.Repeat("v", 65)}, "verdict"},
-		{"NUL in edited_text", &Frame{Type: "draft_review_response", EditedText: "\x00"}, "edited_text"},
-		{"NUL in freetext", &Frame{Type: "decision_response", Freetext: "\x00"}, "freetext"},
-		{"ref_id path", &Frame{Type: "secure_input_completed", RefID: "../../keys"}, "ref_id"},
-		{"bad item id", &Frame{Type: "batch_review_response", SelectedItemIDs: []string{"ok", "no pe"}}, "selected_item_ids"},
-		{"too many items", &Frame{Type: "batch_review_response", SelectedItemIDs: make([]string, maxItems+1)}, "selected_item_ids"},
-		{"control character in timestamp", &Frame{Type: "message", Timestamp: "2026\x1b[31m"}, "timestamp"},
+		{"message_id too long", &messages.Frame{Type: "message", MessageID: strings.Repeat("a", 5000)}, "message_id"},
+		{"message_id with a slash", &messages.Frame{Type: "message", MessageID: "a/b"}, "message_id"},
+		{"message_id with a space", &messages.Frame{Type: "message", MessageID: "a b"}, "message_id"},
+		{"message_id with unicode", &messages.Frame{Type: "message", MessageID: "é"}, "message_id"},
+		{"NUL in text", &messages.Frame{Type: "message", Text: "a\x00b"}, "text"},
+		{"text too long", &messages.Frame{Type: "message", Text: strings.Repeat("x", 101)}, "text"},
+		{"NUL in type", &messages.Frame{Type: "message\x00"}, "type"},
+		{"NUL in sender_id", &messages.Frame{Type: "message", SenderID: "\x00"}, "sender_id"},
+		{"newline in token", &messages.Frame{Type: "auth", Token: "a\nb"}, "token"},
+		{"session_token too long", &messages.Frame{Type: "auth", SessionToken: strings.Repeat("t", 4097)}, "session_token"},
+		{"request_id with quotes", &messages.Frame{Type: "gate_response", RequestID: `"x"`}, "request_id"},
+		{"verdict too long", &messages.Frame{Type: "gate_response", Verdict: strings.Repeat("v", 65)}, "verdict"},
+		{"NUL in edited_text", &messages.Frame{Type: "draft_review_response", EditedText: "\x00"}, "edited_text"},
+		{"NUL in freetext", &messages.Frame{Type: "decision_response", Freetext: "\x00"}, "freetext"},
+		{"ref_id path", &messages.Frame{Type: "secure_input_completed", RefID: "../../keys"}, "ref_id"},
+		{"bad item id", &messages.Frame{Type: "batch_review_response", SelectedItemIDs: []string{"ok", "no pe"}}, "selected_item_ids"},
+		{"too many items", &messages.Frame{Type: "batch_review_response", SelectedItemIDs: make([]string, maxItems+1)}, "selected_item_ids"},
+		{"control character in timestamp", &messages.Frame{Type: "message", Timestamp: "2026\x1b[31m"}, "timestamp"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.f.Validate(100)
+			err := ValidateFrame(tt.f, 100)
 			var fe *FieldError
 			if !errors.As(err, &fe) || fe.Field != tt.field || !errors.Is(err, ErrInvalidField) {
 				t.Fatalf("Validate = %v, want a FieldError for %q", err, tt.field)
@@ -62,15 +64,15 @@ func TestFrameValidate(t *testing.T) {
 func TestFrameErrorEvent(t *testing.T) {
 	tests := []struct {
 		in    string
-		code  Code
+		code  messages.Code
 		field string
 	}{
-		{`{"type":"message","text":5}`, CodeBadRequest, "text"},
-		{`{"type":"message","text":"a","text":"b"}`, CodeBadRequest, "text"},
-		{`{"type":"message","success":"yes"}`, CodeBadRequest, "success"},
-		{`{"type":"message","selected_item_ids":{}}`, CodeBadRequest, "selected_item_ids"},
-		{`{"type":7}`, CodeInvalidJSON, "type"},
-		{`{"type":"message"`, CodeInvalidJSON, ""},
+		{`{"type":"message","text":5}`, messages.CodeBadRequest, "text"},
+		{`{"type":"message","text":"a","text":"b"}`, messages.CodeBadRequest, "text"},
+		{`{"type":"message","success":"yes"}`, messages.CodeBadRequest, "success"},
+		{`{"type":"message","selected_item_ids":{}}`, messages.CodeBadRequest, "selected_item_ids"},
+		{`{"type":7}`, messages.CodeInvalidJSON, "type"},
+		{`{"type":"message"`, messages.CodeInvalidJSON, ""},
 	}
 	for _, tt := range tests {
 		_, err := DecodeFrame([]byte(tt.in))
@@ -78,7 +80,7 @@ func TestFrameErrorEvent(t *testing.T) {
 		if ev.Code != tt.code || ev.Field != tt.field {
 			t.Errorf("%s: event %+v, want code %s field %q", tt.in, ev, tt.code, tt.field)
 		}
-		if tt.code == CodeBadRequest && !strings.Contains(ev.Message, `"`+tt.field+`"`) {
+		if tt.code == messages.CodeBadRequest && !strings.Contains(ev.Message, `"`+tt.field+`"`) {
 			t.Errorf("%s: message %q does not name the field", tt.in, ev.Message)
 		}
 	}
@@ -105,7 +107,7 @@ func TestBadFramesAreClientErrors(t *testing.T) {
 	for _, tt := range tests {
 		send(t, ws, tt.frame)
 		ev := nextError(t, ws)
-		if ev.Code != CodeBadRequest || ev.Field != tt.field || !strings.Contains(ev.Message, tt.field) {
+		if ev.Code != messages.CodeBadRequest || ev.Field != tt.field || !strings.Contains(ev.Message, tt.field) {
 			t.Errorf("frame %.80s: %+v, want bad_request for %q", tt.frame, ev, tt.field)
 		}
 	}
@@ -127,7 +129,7 @@ func FuzzFrameValidate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := fr.Validate(DefaultMaxTextBytes); err != nil {
+		if err := ValidateFrame(fr, DefaultMaxTextBytes); err != nil {
 			var fe *FieldError
 			if !errors.As(err, &fe) || fe.Field == "" {
 				t.Fatalf("Validate error %v names no field", err)

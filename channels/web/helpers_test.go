@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // checkFor polls fn until it returns nil or timeout passes, then fails with
@@ -42,17 +44,17 @@ type fakeGateway struct {
 }
 
 type fakeConn struct {
-	info   ConnInfo
-	out    Outbound
+	info   messages.ConnInfo
+	out    messages.Outbound
 	closed atomic.Int32
 
 	mu        sync.Mutex
-	frames    []*Frame
+	frames    []*messages.Frame
 	floodSent int
 	floodFull bool
 }
 
-func (g *fakeGateway) Attach(info ConnInfo, out Outbound) Conn {
+func (g *fakeGateway) Attach(info messages.ConnInfo, out messages.Outbound) messages.Conn {
 	c := &fakeConn{info: info, out: out}
 	g.mu.Lock()
 	g.conns = append(g.conns, c)
@@ -79,13 +81,13 @@ func (g *fakeGateway) conn(t testing.TB, i int) *fakeConn {
 	return c
 }
 
-func (c *fakeConn) Frame(f *Frame) {
+func (c *fakeConn) Frame(f *messages.Frame) {
 	c.mu.Lock()
 	c.frames = append(c.frames, f)
 	c.mu.Unlock()
 	switch f.Type {
 	case "kick":
-		c.out.Send(NewError(CodeUnauthorized, "auth"))
+		c.out.Send(messages.NewError(messages.CodeUnauthorized, "auth"))
 		c.out.Close(4001, "unauthorized")
 	case "flood":
 		big := json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`)
@@ -190,9 +192,9 @@ func mustNext(t testing.TB, ws *websocket.Conn) string {
 }
 
 // nextError reads one message and decodes it as an ErrorEvent.
-func nextError(t testing.TB, ws *websocket.Conn) ErrorEvent {
+func nextError(t testing.TB, ws *websocket.Conn) messages.ErrorEvent {
 	t.Helper()
-	var ev ErrorEvent
+	var ev messages.ErrorEvent
 	m := mustNext(t, ws)
 	if err := json.Unmarshal([]byte(m), &ev); err != nil || ev.Type != "error" {
 		t.Fatalf("expected an error event, got %q (%v)", m, err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 func TestHostAllowlist(t *testing.T) {
@@ -81,10 +83,10 @@ func TestHostHeaderGuardsEveryRoute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ev ErrorEvent
+		var ev messages.ErrorEvent
 		err = json.NewDecoder(resp.Body).Decode(&ev)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusMisdirectedRequest || err != nil || ev.Code != CodeHostNotAllowed ||
+		if resp.StatusCode != http.StatusMisdirectedRequest || err != nil || ev.Code != messages.CodeHostNotAllowed ||
 			!strings.Contains(ev.Message, "silas.channels.web.allowed_hosts") {
 			t.Errorf("GET %s with a foreign Host: %d %+v (%v)", path, resp.StatusCode, ev, err)
 		}

@@ -15,11 +15,13 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // dialRefused dials path expecting the upgrade to be refused, and returns
 // the HTTP status and the error event of the body.
-func dialRefused(t *testing.T, s *Server, path string, header http.Header) (int, ErrorEvent, http.Header) {
+func dialRefused(t *testing.T, s *Server, path string, header http.Header) (int, messages.ErrorEvent, http.Header) {
 	t.Helper()
 	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
 	ws, resp, err := d.Dial("ws://"+s.Addr().String()+path, header)
@@ -31,7 +33,7 @@ func dialRefused(t *testing.T, s *Server, path string, header http.Header) (int,
 		t.Fatalf("dial %s: no HTTP answer: %v", path, err)
 	}
 	defer resp.Body.Close()
-	var ev ErrorEvent
+	var ev messages.ErrorEvent
 	b, _ := io.ReadAll(resp.Body)
 	if err := json.Unmarshal(b, &ev); err != nil {
 		t.Fatalf("dial %s: refusal body %q is not an error event: %v", path, b, err)
@@ -62,7 +64,7 @@ func TestCustomerSocketsCappedPerIPAndTotal(t *testing.T) {
 	}
 	admitted(t, s, poolCustomer, 3)
 	status, ev, _ := dialRefused(t, s, "/chat", nil)
-	if status != http.StatusTooManyRequests || ev.Code != CodeTooManySockets || !strings.Contains(ev.Message, "silas.channels.web.max_sockets_per_ip") {
+	if status != http.StatusTooManyRequests || ev.Code != messages.CodeTooManySockets || !strings.Contains(ev.Message, "silas.channels.web.max_sockets_per_ip") {
 		t.Errorf("fourth socket from one IP: %d %+v", status, ev)
 	}
 
@@ -132,7 +134,7 @@ func TestOwnerSocketsCapped(t *testing.T) {
 	}
 	ws := mustDial(t, s, "/ws")
 	send(t, ws, `{"type":"auth","token":"tok"}`)
-	if ev := nextError(t, ws); ev.Code != CodeTooManySockets || !strings.Contains(ev.Message, "max_owner_sockets") {
+	if ev := nextError(t, ws); ev.Code != messages.CodeTooManySockets || !strings.Contains(ev.Message, "max_owner_sockets") {
 		t.Errorf("auth over max_owner_sockets: %+v", ev)
 	}
 	expectClose(t, ws, CloseTryAgainLater, "too many sockets: silas.channels.web.max_owner_sockets")
@@ -192,7 +194,7 @@ func TestIdleCustomerSocketsClose(t *testing.T) {
 	send(t, talker, `{"type":"message","text":"hi"}`)
 	mustNext(t, talker)
 	idler := mustDial(t, s, "/chat") // opened last, so its timeout ends last
-	if ev := nextError(t, idler); ev.Code != CodeIdleTimeout {
+	if ev := nextError(t, idler); ev.Code != messages.CodeIdleTimeout {
 		t.Errorf("idle socket got %+v, want idle_timeout", ev)
 	}
 	expectClose(t, idler, CloseIdle, "idle: no message within 1s")

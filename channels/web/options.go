@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/metrics"
 )
 
@@ -122,7 +123,7 @@ type Options struct {
 	// is answered 421 on every route, which defeats DNS rebinding.
 	AllowedHosts []string
 	// Gateway attaches sessions to new sockets. Required.
-	Gateway Gateway
+	Gateway messages.Gateway
 	// Metrics receives the transport's metrics and is served at /metrics.
 	// Default: a private registry.
 	Metrics *metrics.Registry

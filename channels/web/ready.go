@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // readyTimeout bounds one /ready answer.
@@ -44,7 +46,7 @@ type readyBody struct {
 // that the process serves HTTP.
 func (s *Server) serveReady(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		writeHTTPError(ctx, fasthttp.StatusMethodNotAllowed, CodeMethodNotAllowed)
+		writeHTTPError(ctx, fasthttp.StatusMethodNotAllowed, messages.CodeMethodNotAllowed)
 		return
 	}
 	body := readyBody{Status: "ready", Checks: []ReadyCheck{}}
@@ -61,7 +63,7 @@ func (s *Server) serveReady(ctx *fasthttp.RequestCtx) {
 	}
 	b, err := json.Marshal(body)
 	if err != nil { // cannot happen: strings and bools
-		writeHTTPError(ctx, fasthttp.StatusInternalServerError, CodeInternal)
+		writeHTTPError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal)
 		return
 	}
 	ctx.Response.Header.Set("Cache-Control", "no-store")

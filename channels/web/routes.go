@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/pprofhandler"
 
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/metrics"
 )
 
@@ -18,9 +19,9 @@ import (
 // this address must not reach the daemon.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if host := ctx.Host(); !s.hosts.allows(string(host)) {
-		s.met.Errors.With(string(CodeHostNotAllowed)).Inc()
+		s.met.Errors.With(string(messages.CodeHostNotAllowed)).Inc()
 		s.log.Debug().Str("host", truncateReason(string(host))).Str("remote_ip", ctx.RemoteIP().String()).Msg("request for a host that is not allowed")
-		writeHTTPErrorMessage(ctx, fasthttp.StatusMisdirectedRequest, CodeHostNotAllowed,
+		writeHTTPErrorMessage(ctx, fasthttp.StatusMisdirectedRequest, messages.CodeHostNotAllowed,
 			"This server does not answer to host "+strconv.Quote(truncateReason(string(host)))+
 				"; if it should, add it to silas.channels.web.allowed_hosts.")
 		return
@@ -34,7 +35,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		if s.opts.ChatbotEnabled {
 			s.serveWS(ctx, "/chat")
 		} else {
-			writeHTTPError(ctx, fasthttp.StatusNotFound, CodeNotFound)
+			writeHTTPError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound)
 		}
 		return
 	case "/health":
@@ -62,13 +63,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.opts.Static(ctx)
 		return
 	}
-	writeHTTPError(ctx, fasthttp.StatusNotFound, CodeNotFound)
+	writeHTTPError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound)
 }
 
 // serveHealth answers {"status":"ok","connections":N}.
 func (s *Server) serveHealth(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		writeHTTPError(ctx, fasthttp.StatusMethodNotAllowed, CodeMethodNotAllowed)
+		writeHTTPError(ctx, fasthttp.StatusMethodNotAllowed, messages.CodeMethodNotAllowed)
 		return
 	}
 	b := append(make([]byte, 0, 48), `{"status":"ok","connections":`...)
@@ -83,7 +84,7 @@ func (s *Server) serveHealth(ctx *fasthttp.RequestCtx) {
 // owner token or the metrics token.
 func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() && !ctx.IsHead() {
-		writeHTTPError(ctx, fasthttp.StatusMethodNotAllowed, CodeMethodNotAllowed)
+		writeHTTPError(ctx, fasthttp.StatusMethodNotAllowed, messages.CodeMethodNotAllowed)
 		return
 	}
 	if !s.metricsAllowed(ctx) {
@@ -94,7 +95,7 @@ func (s *Server) serveMetrics(ctx *fasthttp.RequestCtx) {
 	if err := s.opts.Metrics.WritePrometheus(ctx); err != nil {
 		s.log.Error().Err(err).Msg("write /metrics")
 		ctx.ResetBody()
-		writeHTTPError(ctx, fasthttp.StatusInternalServerError, CodeInternal)
+		writeHTTPError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal)
 	}
 }
 
@@ -115,7 +116,7 @@ func (s *Server) metricsAllowed(ctx *fasthttp.RequestCtx) bool {
 		return true
 	}
 	ctx.Response.Header.Set("WWW-Authenticate", `Bearer realm="silas"`)
-	writeHTTPErrorMessage(ctx, fasthttp.StatusUnauthorized, CodeUnauthorized,
+	writeHTTPErrorMessage(ctx, fasthttp.StatusUnauthorized, messages.CodeUnauthorized,
 		"This endpoint needs \"Authorization: Bearer <token>\" with the owner token (silas token) or silas.channels.web.metrics_token.")
 	return false
 }
@@ -136,14 +137,14 @@ func bearerMatches(authorization string, tokens [][]byte) bool {
 }
 
 // writeHTTPError answers status with an ErrorEvent as the JSON body.
-func writeHTTPError(ctx *fasthttp.RequestCtx, status int, code Code) {
+func writeHTTPError(ctx *fasthttp.RequestCtx, status int, code messages.Code) {
 	writeHTTPErrorMessage(ctx, status, code, "")
 }
 
 // writeHTTPErrorMessage is writeHTTPError with a message of its own; ""
 // keeps the code's default message.
-func writeHTTPErrorMessage(ctx *fasthttp.RequestCtx, status int, code Code, message string) {
-	ev := NewError(code, "")
+func writeHTTPErrorMessage(ctx *fasthttp.RequestCtx, status int, code messages.Code, message string) {
+	ev := messages.NewError(code, "")
 	if message != "" {
 		ev.Message = message
 	}
@@ -158,18 +159,18 @@ func writeHTTPErrorMessage(ctx *fasthttp.RequestCtx, status int, code Code, mess
 }
 
 // codeForStatus maps an HTTP status from the upgrader to an error code.
-func codeForStatus(status int) Code {
+func codeForStatus(status int) messages.Code {
 	switch status {
 	case fasthttp.StatusForbidden:
-		return CodeForbidden
+		return messages.CodeForbidden
 	case fasthttp.StatusMethodNotAllowed:
-		return CodeMethodNotAllowed
+		return messages.CodeMethodNotAllowed
 	case fasthttp.StatusBadRequest:
-		return CodeBadRequest
+		return messages.CodeBadRequest
 	case fasthttp.StatusServiceUnavailable:
-		return CodeUnavailable
+		return messages.CodeUnavailable
 	case fasthttp.StatusTooManyRequests:
-		return CodeTooManySockets
+		return messages.CodeTooManySockets
 	}
-	return CodeInternal
+	return messages.CodeInternal
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/valyala/fasthttp"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 func httpGet(t *testing.T, url string, header http.Header) (int, string, http.Header) {
@@ -213,8 +215,8 @@ func TestRoutes(t *testing.T) {
 func TestUnknownPathWithoutStatic(t *testing.T) {
 	s, _ := startServer(t, Options{})
 	code, body, _ := httpGet(t, httpURL(s, "/"), nil)
-	var ev ErrorEvent
-	if err := json.Unmarshal([]byte(body), &ev); err != nil || code != 404 || ev.Code != CodeNotFound || ev.Message == "" {
+	var ev messages.ErrorEvent
+	if err := json.Unmarshal([]byte(body), &ev); err != nil || code != 404 || ev.Code != messages.CodeNotFound || ev.Message == "" {
 		t.Errorf("GET / = %d %s", code, body)
 	}
 }
@@ -326,9 +328,9 @@ func TestInvalidJSONKeepsConnection(t *testing.T) {
 		frame string
 		want  string // error code, or "" for an echo
 	}{
-		{`{"type":"message"`, string(CodeInvalidJSON)},
-		{`{"text":"no type"}`, string(CodeInvalidJSON)},
-		{`{"type":7}`, string(CodeInvalidJSON)},
+		{`{"type":"message"`, string(messages.CodeInvalidJSON)},
+		{`{"text":"no type"}`, string(messages.CodeInvalidJSON)},
+		{`{"type":7}`, string(messages.CodeInvalidJSON)},
 		{`{"type":"message","text":"still here"}`, ""},
 	}
 	for _, tt := range tests {
@@ -339,7 +341,7 @@ func TestInvalidJSONKeepsConnection(t *testing.T) {
 			}
 			continue
 		}
-		if ev := nextError(t, ws); string(ev.Code) != tt.want || !strings.HasPrefix(ev.Message, CodeInvalidJSON.Message()) {
+		if ev := nextError(t, ws); string(ev.Code) != tt.want || !strings.HasPrefix(ev.Message, messages.CodeInvalidJSON.Message()) {
 			t.Errorf("frame %s: error %+v, want code %s", tt.frame, ev, tt.want)
 		}
 	}
@@ -354,7 +356,7 @@ func TestBinaryFrameNotSupported(t *testing.T) {
 	if err := ws.WriteMessage(websocket.BinaryMessage, []byte{1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
-	if ev := nextError(t, ws); ev.Code != CodeNotSupported {
+	if ev := nextError(t, ws); ev.Code != messages.CodeNotSupported {
 		t.Errorf("code = %s, want not_supported", ev.Code)
 	}
 	send(t, ws, `{"type":"message"}`)
@@ -377,7 +379,7 @@ func TestOversizedFrame(t *testing.T) {
 			if err := ws.WriteMessage(tt.kind, []byte(payload)); err != nil {
 				t.Fatal(err)
 			}
-			if ev := nextError(t, ws); ev.Code != CodeFrameTooLarge {
+			if ev := nextError(t, ws); ev.Code != messages.CodeFrameTooLarge {
 				t.Fatalf("code = %s, want frame_too_large", ev.Code)
 			}
 			expectClose(t, ws, websocket.CloseMessageTooBig, "frame too large")
@@ -417,11 +419,11 @@ func TestRateLimitPerIP(t *testing.T) {
 	send(t, b, `{"type":"message","text":"b0"}`) // third from this IP: allowed
 	mustNext(t, b)
 	send(t, b, `{"type":"message","text":"b1"}`) // fourth: over the limit
-	if ev := nextError(t, b); ev.Code != CodeRateLimited {
+	if ev := nextError(t, b); ev.Code != messages.CodeRateLimited {
 		t.Fatalf("code = %s, want rate_limited", ev.Code)
 	}
 	send(t, a, `{"type":"message","text":"a2"}`) // the limit spans both sockets
-	if ev := nextError(t, a); ev.Code != CodeRateLimited {
+	if ev := nextError(t, a); ev.Code != messages.CodeRateLimited {
 		t.Fatalf("code = %s, want rate_limited", ev.Code)
 	}
 	if total := gw.conn(t, 0).frameCount() + gw.conn(t, 1).frameCount(); total != 3 {
@@ -437,7 +439,7 @@ func TestConnCloses4001(t *testing.T) {
 	s, gw := startServer(t, Options{})
 	ws := mustDial(t, s, "/ws")
 	send(t, ws, `{"type":"kick"}`)
-	if ev := nextError(t, ws); ev.Code != CodeUnauthorized || ev.RequestType != "auth" {
+	if ev := nextError(t, ws); ev.Code != messages.CodeUnauthorized || ev.RequestType != "auth" {
 		t.Errorf("error before close = %+v", ev) // queued events go out before the close frame
 	}
 	expectClose(t, ws, 4001, "unauthorized")
@@ -448,7 +450,7 @@ func TestConnCloses4001(t *testing.T) {
 		}
 		return nil
 	})
-	if c.out.Send(NewError(CodeBusy, "")) {
+	if c.out.Send(messages.NewError(messages.CodeBusy, "")) {
 		t.Error("Send after close reported true")
 	}
 }

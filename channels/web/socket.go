@@ -10,6 +10,8 @@ import (
 
 	"github.com/fasthttp/websocket"
 	"github.com/rs/zerolog"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // Close codes the transport uses itself.
@@ -34,8 +36,8 @@ const (
 type socket struct {
 	srv  *Server
 	ws   *websocket.Conn
-	info ConnInfo
-	sess Conn // nil if the Gateway returned none
+	info messages.ConnInfo
+	sess messages.Conn // nil if the Gateway returned none
 	log  zerolog.Logger
 	pool pool // the admission pool it is counted in; read goroutine only
 
@@ -55,9 +57,9 @@ type closeRequest struct {
 	drain  bool // write the queued events first
 }
 
-var _ Outbound = (*socket)(nil)
+var _ messages.Outbound = (*socket)(nil)
 
-func newSocket(s *Server, ws *websocket.Conn, info ConnInfo) *socket {
+func newSocket(s *Server, ws *websocket.Conn, info messages.ConnInfo) *socket {
 	c := &socket{
 		srv:       s,
 		ws:        ws,
@@ -82,9 +84,9 @@ func (c *socket) Send(ev any) bool {
 		return false
 	}
 	switch e := ev.(type) {
-	case *ErrorEvent:
+	case *messages.ErrorEvent:
 		c.srv.met.Errors.With(string(e.Code)).Inc()
-	case ErrorEvent:
+	case messages.ErrorEvent:
 		c.srv.met.Errors.With(string(e.Code)).Inc()
 	}
 	if c.queue.push(b) {
@@ -128,8 +130,8 @@ func (c *socket) abort(err error) {
 
 // sendError queues an ErrorEvent, with detail appended to the default
 // message when given.
-func (c *socket) sendError(code Code, detail error) {
-	ev := NewError(code, "")
+func (c *socket) sendError(code messages.Code, detail error) {
+	ev := messages.NewError(code, "")
 	if detail != nil {
 		ev.Message += " (" + detail.Error() + ")"
 	}

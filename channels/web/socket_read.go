@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // maxRetainedBuf is the largest read buffer a socket keeps between frames.
@@ -15,10 +17,10 @@ const maxRetainedBuf = 64 << 10
 // serveSocket runs one socket from attach to Closed, in the tracked read
 // goroutine: it starts the writer, reads until the socket ends, then waits
 // for the writer and tells the session.
-func (s *Server) serveSocket(ws *websocket.Conn, info ConnInfo, p pool) {
+func (s *Server) serveSocket(ws *websocket.Conn, info messages.ConnInfo, p pool) {
 	if r := s.admit.take(p, info.RemoteIP); r != nil {
 		// Another upgrade took the last place since serveWS checked.
-		s.met.Errors.With(string(CodeTooManySockets)).Inc()
+		s.met.Errors.With(string(messages.CodeTooManySockets)).Inc()
 		s.log.Debug().Str("path", info.Path).Str("remote_ip", info.RemoteIP).Str("limit", r.key).Msg("websocket refused: too many sockets")
 		closeNow(ws, CloseTryAgainLater, r.reason(), s.opts.WriteTimeout)
 		return
@@ -91,17 +93,17 @@ func (c *socket) readLoop() {
 			return
 		}
 		if tooBig {
-			c.sendError(CodeFrameTooLarge, nil)
+			c.sendError(messages.CodeFrameTooLarge, nil)
 			c.closeWith(closeRequest{code: closeTooBig, reason: "frame too large", drain: true})
 			continue
 		}
 		c.srv.met.WSFramesIn.Inc()
 		if c.srv.limiter != nil && !c.srv.limiter.Allow(c.info.RemoteIP, time.Now()) {
-			c.sendError(CodeRateLimited, nil)
+			c.sendError(messages.CodeRateLimited, nil)
 			continue
 		}
 		if kind != websocket.TextMessage {
-			c.sendError(CodeNotSupported, errors.New("binary frames are not accepted"))
+			c.sendError(messages.CodeNotSupported, errors.New("binary frames are not accepted"))
 			continue
 		}
 		f, err := DecodeFrame(buf)
@@ -109,16 +111,16 @@ func (c *socket) readLoop() {
 			buf = nil
 		}
 		if err == nil {
-			err = f.Validate(opts.MaxTextBytes)
+			err = ValidateFrame(f, opts.MaxTextBytes)
 		}
 		if err != nil {
 			c.refuseFrame(f, err)
 			continue
 		}
-		if f.Type == TypeMessage {
+		if f.Type == messages.TypeMessage {
 			c.spoke.Store(true)
 		}
-		if c.pool == poolPending && f.Type == TypeAuth && c.srv.isOwnerToken(f.Token) && !c.promote() {
+		if c.pool == poolPending && f.Type == messages.TypeAuth && c.srv.isOwnerToken(f.Token) && !c.promote() {
 			continue
 		}
 		c.sess.Frame(f)
@@ -127,7 +129,7 @@ func (c *socket) readLoop() {
 
 // refuseFrame answers a frame that did not decode or validate. It is the
 // client's error, so it is logged at debug level, without the frame.
-func (c *socket) refuseFrame(f *Frame, err error) {
+func (c *socket) refuseFrame(f *messages.Frame, err error) {
 	requestType := ""
 	var fe *FieldError
 	if f != nil && (!errors.As(err, &fe) || fe.Field != "type") {
@@ -148,7 +150,7 @@ func (c *socket) promote() bool {
 		return true
 	}
 	c.log.Warn().Str("limit", r.key).Msg("owner socket refused: too many owner sockets")
-	ev := NewError(CodeTooManySockets, TypeAuth)
+	ev := messages.NewError(messages.CodeTooManySockets, messages.TypeAuth)
 	ev.Message = r.message()
 	c.Send(ev)
 	c.closeWith(closeRequest{code: CloseTryAgainLater, reason: r.reason(), drain: true})

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/fasthttp/websocket"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // writeLoop is the socket's only writer of data and close frames: it drains
@@ -60,7 +62,7 @@ func (c *socket) idleExpired() {
 		return
 	}
 	c.log.Debug().Dur("idle_timeout", c.srv.opts.IdleTimeout).Msg("closing customer socket that sent no message")
-	c.Send(NewError(CodeIdleTimeout, ""))
+	c.Send(messages.NewError(messages.CodeIdleTimeout, ""))
 	c.closeWith(closeRequest{code: CloseIdle, reason: "idle: no message within " + c.srv.opts.IdleTimeout.String(), drain: true})
 }
 

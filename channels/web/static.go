@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // appFS is the owner's PWA (spec 8.2): plain HTML, CSS and JavaScript
@@ -112,7 +114,7 @@ func serveAsset(ctx *fasthttp.RequestCtx, assets map[string]*asset) {
 	}
 	a := assets[p]
 	if a == nil || path.Clean(p) != p {
-		writeHTTPError(ctx, fasthttp.StatusNotFound, CodeNotFound)
+		writeHTTPError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound)
 		return
 	}
 	h := &ctx.Response.Header

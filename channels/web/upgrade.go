@@ -9,23 +9,25 @@ import (
 	"github.com/fasthttp/websocket"
 	"github.com/google/uuid"
 	"github.com/valyala/fasthttp"
+
+	"github.com/silas-ai/silas/messages"
 )
 
 // serveWS upgrades /ws and /chat. Tokens are read only from
 // Sec-WebSocket-Protocol, never from the query string.
 func (s *Server) serveWS(ctx *fasthttp.RequestCtx, path string) {
 	if s.isClosing() {
-		writeHTTPError(ctx, fasthttp.StatusServiceUnavailable, CodeUnavailable)
+		writeHTTPError(ctx, fasthttp.StatusServiceUnavailable, messages.CodeUnavailable)
 		return
 	}
 	if !s.checkOrigin(ctx) {
 		s.log.Warn().Str("origin", string(ctx.Request.Header.Peek("Origin"))).Str("remote_ip", ctx.RemoteIP().String()).
 			Msg("cross-origin websocket upgrade refused")
-		writeHTTPError(ctx, fasthttp.StatusForbidden, CodeForbidden)
+		writeHTTPError(ctx, fasthttp.StatusForbidden, messages.CodeForbidden)
 		return
 	}
 	token, echo := bearerFromProtocols(string(ctx.Request.Header.Peek("Sec-WebSocket-Protocol")))
-	info := ConnInfo{
+	info := messages.ConnInfo{
 		ID:          uuid.NewString(),
 		Path:        path,
 		RemoteIP:    s.clientIP(ctx),
@@ -63,7 +65,7 @@ func (s *Server) clientIP(ctx *fasthttp.RequestCtx) string {
 // poolFor is the pool a new socket is counted in: /chat sockets are
 // customers; a /ws socket is the owner's if it offered the owner token in
 // Sec-WebSocket-Protocol, else it waits for its auth frame.
-func (s *Server) poolFor(info ConnInfo) pool {
+func (s *Server) poolFor(info messages.ConnInfo) pool {
 	switch {
 	case info.Path == "/chat":
 		return poolCustomer
@@ -80,13 +82,13 @@ func (s *Server) isOwnerToken(token string) bool {
 
 // refuseUpgrade answers an upgrade that does not fit its pool with 503 or
 // 429 and says which key to raise.
-func (s *Server) refuseUpgrade(ctx *fasthttp.RequestCtx, info ConnInfo, r *refusal) {
-	s.met.Errors.With(string(CodeTooManySockets)).Inc()
+func (s *Server) refuseUpgrade(ctx *fasthttp.RequestCtx, info messages.ConnInfo, r *refusal) {
+	s.met.Errors.With(string(messages.CodeTooManySockets)).Inc()
 	s.log.Debug().Str("path", info.Path).Str("remote_ip", info.RemoteIP).Str("limit", r.key).Msg("websocket refused: too many sockets")
 	if r.status == fasthttp.StatusServiceUnavailable {
 		ctx.Response.Header.Set("Retry-After", "5")
 	}
-	writeHTTPErrorMessage(ctx, r.status, CodeTooManySockets, r.message())
+	writeHTTPErrorMessage(ctx, r.status, messages.CodeTooManySockets, r.message())
 }
 
 // checkOrigin is the upgrader's CheckOrigin, and serveWS's first check.
@@ -122,7 +124,7 @@ func bearerFromProtocols(header string) (token, echo string) {
 
 // runSocket runs in fasthttp's hijack goroutine, which the server adopts.
 // It owns the connection (KeepHijackedConns) and closes it when done.
-func (s *Server) runSocket(ws *websocket.Conn, info ConnInfo, p pool) {
+func (s *Server) runSocket(ws *websocket.Conn, info messages.ConnInfo, p pool) {
 	defer ws.Close()
 	if !s.tasks.Adopt("web.socket.read", func() { s.serveSocket(ws, info, p) }) {
 		refuse(ws, s.opts.WriteTimeout)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -107,24 +107,24 @@ func parseActivityQuery(args *fasthttp.Args) (activityQuery, error) {
 
 func (a *activityAPI) list(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/activity" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	q, err := parseActivityQuery(ctx.QueryArgs())
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
 	page, err := a.page(c, q)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	last, err := a.db.OwnerVisits().Last(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	if !last.IsZero() {
@@ -188,12 +188,12 @@ func (a *activityAPI) page(ctx context.Context, q activityQuery) (activityPage, 
 
 func (a *activityAPI) visit(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/activity/visit" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var empty struct{}
 	if err := decodeOwnerBody(ctx, &empty, 64, true); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, "send no body or {}")
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, "send no body or {}")
 		return
 	}
 	c, cancel := reqContext()
@@ -201,7 +201,7 @@ func (a *activityAPI) visit(ctx *fasthttp.RequestCtx) {
 	now := time.Now().UTC()
 	prev, err := a.db.OwnerVisits().Record(c, now)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	resp := visitResponse{VisitedAt: now}

@@ -4,7 +4,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/silas-ai/silas/actors"
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 )
 
 // approvalsAPI serves GET /approvals/pending: the approval_request events
@@ -26,7 +26,7 @@ func (a *approvalsAPI) pending(ctx *fasthttp.RequestCtx) {
 	defer cancel()
 	list, err := a.sys.PendingApprovals(c, a.ownerID)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, "read the pending approvals: "+err.Error()+"; try again")
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, "read the pending approvals: "+err.Error()+"; try again")
 		return
 	}
 	// Each entry is the event as the WebSocket sends it, expires_at included:

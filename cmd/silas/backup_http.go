@@ -7,7 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 )
 
 // backupStreamLimit bounds streaming one backup: the web server's write
@@ -25,14 +25,14 @@ func (p *pwaAPI) backupRoutes() map[string]fasthttp.RequestHandler {
 // keeps the file. Starting, finishing and failing are audited.
 func (p *pwaAPI) backup(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/backup" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
 	err := p.audit(c, "backup_started", map[string]any{"remote_ip": ctx.RemoteIP().String()})
 	cancel()
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusServiceUnavailable, web.CodeUnavailable,
+		writeJSONError(ctx, fasthttp.StatusServiceUnavailable, messages.CodeUnavailable,
 			"the backup was not started because its audit entry could not be written: "+err.Error())
 		return
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/silas-ai/silas/actors"
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/skills/connection"
 )
@@ -49,14 +48,14 @@ type (
 
 func (a *connectionsAPI) list(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/connections" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
 	all, err := a.sys.Connections(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, connectionsResponse{Connections: all})
@@ -68,7 +67,7 @@ func (a *connectionsAPI) show(ctx *fasthttp.RequestCtx) {
 	defer cancel()
 	all, err := a.sys.Connections(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	for _, s := range all {
@@ -77,21 +76,21 @@ func (a *connectionsAPI) show(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
-	writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, fmt.Sprintf("no connection %q; `silas connections list` shows them", id))
+	writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, fmt.Sprintf("no connection %q; `silas connections list` shows them", id))
 }
 
 func (a *connectionsAPI) propose(ctx *fasthttp.RequestCtx) {
 	var body connectionBody
 	if err := decodeOwnerBody(ctx, &body, maxConnectionBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	if strings.TrimSpace(body.Skill) == "" {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, `name the connection skill: {"skill":"oauth-device","settings":{...}}`)
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, `name the connection skill: {"skill":"oauth-device","settings":{...}}`)
 		return
 	}
 	if k := secretSetting(body.Settings); k != "" {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf(
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf(
 			"settings.%s looks like a secret; settings are stored and shown in plain text. Leave it out: the setup asks for secrets through the secure form", k))
 		return
 	}
@@ -99,7 +98,7 @@ func (a *connectionsAPI) propose(ctx *fasthttp.RequestCtx) {
 		switch p {
 		case messages.PermissionObserve, messages.PermissionDraft, messages.PermissionAct, messages.PermissionManage:
 		default:
-			writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf("permission %q: use observe, draft, act or manage", p))
+			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("permission %q: use observe, draft, act or manage", p))
 			return
 		}
 	}
@@ -122,7 +121,7 @@ func (a *connectionsAPI) propose(ctx *fasthttp.RequestCtx) {
 func (a *connectionsAPI) check(ctx *fasthttp.RequestCtx) {
 	id, ok := strings.CutSuffix(strings.TrimPrefix(string(ctx.Path()), "/connections/"), "/check")
 	if !ok {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint; POST /connections/{id}/check runs a health check")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; POST /connections/{id}/check runs a health check")
 		return
 	}
 	c, cancel := reqContext()
@@ -141,11 +140,11 @@ func (a *connectionsAPI) answer(ctx *fasthttp.RequestCtx, call func() (messages.
 	sum, err := call()
 	switch {
 	case errors.Is(err, actors.ErrNoSuchConnection):
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, err.Error())
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, err.Error())
 	case errors.Is(err, actors.ErrConnectionBusy):
 		writeJSONError(ctx, fasthttp.StatusConflict, codeConflict, err.Error())
 	case err != nil:
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 	default:
 		writeJSON(ctx, fasthttp.StatusOK, sum)
 	}
@@ -166,12 +165,12 @@ func secretSetting(settings map[string]any) string {
 	return ""
 }
 
-func codeFor(status int) web.Code {
+func codeFor(status int) messages.Code {
 	switch status {
 	case http.StatusBadRequest:
-		return web.CodeBadRequest
+		return messages.CodeBadRequest
 	case http.StatusNotFound:
-		return web.CodeNotFound
+		return messages.CodeNotFound
 	}
-	return web.CodeInternal
+	return messages.CodeInternal
 }

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 )
 
 const devicesUsage = `Usage: silas devices <add|list|revoke> [flags]
@@ -112,7 +112,7 @@ func (c *daemonClient) do(ctx context.Context, method, path string, in, out any)
 		return err
 	}
 	if status >= 300 {
-		var e web.ErrorEvent
+		var e messages.ErrorEvent
 		if json.Unmarshal(b, &e) == nil && e.Message != "" {
 			return fmt.Errorf("silas refused: %s", e.Message)
 		}

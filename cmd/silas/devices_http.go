@@ -14,7 +14,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/valyala/fasthttp"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/devices"
 )
@@ -169,12 +169,12 @@ func (p *pwaAPI) deviceRoutes() map[string]fasthttp.RequestHandler {
 
 func (p *pwaAPI) newCode(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/devices/codes" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var req codeRequest
 	if err := decodeOwnerBody(ctx, &req, maxDeviceBody, true); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	ttl := defaultCodeTTL
@@ -182,37 +182,37 @@ func (p *pwaAPI) newCode(ctx *fasthttp.RequestCtx) {
 		ttl = time.Duration(req.TTLSeconds) * time.Second
 	}
 	if ttl < minCodeTTL || ttl > maxCodeTTL {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest,
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest,
 			fmt.Sprintf("ttl_seconds must be between %d and %d", int(minCodeTTL.Seconds()), int(maxCodeTTL.Seconds())))
 		return
 	}
 	if req.Name != "" {
 		if err := devices.CheckName(req.Name); err != nil {
-			writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 			return
 		}
 	}
 	code, err := devices.NewCode(rand.Reader)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	hash, err := devices.HashCode(code)
 	if err != nil { // a generated code always hashes
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	expires := time.Now().Add(ttl).UTC().Truncate(time.Second)
 	c, cancel := reqContext()
 	defer cancel()
 	if err := p.db.Devices().AddCode(c, hash, persistence.EnrolmentCode{Name: req.Name, ExpiresAt: expires}); err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	// The code itself is shown once, to the owner; the audit log only says
 	// that one was made.
 	if err := p.audit(c, "device_code_created", map[string]any{"name": req.Name, "expires_at": expires}); err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, codeResponse{Code: code, Name: req.Name, ExpiresAt: expires})
@@ -220,12 +220,12 @@ func (p *pwaAPI) newCode(ctx *fasthttp.RequestCtx) {
 
 func (p *pwaAPI) enrolDevice(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/devices/enroll" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var req enrolRequest
 	if err := decodeOwnerBody(ctx, &req, maxDeviceBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	c, cancel := reqContext()
@@ -233,10 +233,10 @@ func (p *pwaAPI) enrolDevice(ctx *fasthttp.RequestCtx) {
 	d, err := p.devices.enrol(c, req.Code, req.Name, req.PublicKey)
 	switch {
 	case errors.Is(err, devices.ErrInvalidPublicKey), errors.Is(err, devices.ErrInvalidName):
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	case errors.Is(err, persistence.ErrCodeInvalid):
-		writeJSONError(ctx, fasthttp.StatusForbidden, web.CodeForbidden,
+		writeJSONError(ctx, fasthttp.StatusForbidden, messages.CodeForbidden,
 			"the enrolment code is unknown, used or expired: run `silas devices add` for a new one")
 		return
 	case errors.Is(err, persistence.ErrDeviceExists):
@@ -244,11 +244,11 @@ func (p *pwaAPI) enrolDevice(ctx *fasthttp.RequestCtx) {
 			"this key is already enrolled or was revoked: generate a new key pair on the device and enrol that")
 		return
 	case err != nil:
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	if err := p.audit(c, "device_enrolled", map[string]any{"device_id": d.ID, "name": d.Name}); err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusCreated, deviceResponse{Device: viewDevice(d)})
@@ -256,14 +256,14 @@ func (p *pwaAPI) enrolDevice(ctx *fasthttp.RequestCtx) {
 
 func (p *pwaAPI) listDevices(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/devices" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
 	list, err := p.db.Devices().List(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	out := devicesResponse{Devices: make([]deviceView, 0, len(list))}
@@ -277,7 +277,7 @@ func (p *pwaAPI) listDevices(ctx *fasthttp.RequestCtx) {
 func (p *pwaAPI) revokeDevice(ctx *fasthttp.RequestCtx) {
 	id, ok := strings.CutSuffix(strings.TrimPrefix(string(ctx.Path()), "/devices/"), "/revoke")
 	if !ok || id == "" || strings.Contains(id, "/") {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint; revoke with POST /devices/{id}/revoke")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; revoke with POST /devices/{id}/revoke")
 		return
 	}
 	c, cancel := reqContext()
@@ -285,14 +285,14 @@ func (p *pwaAPI) revokeDevice(ctx *fasthttp.RequestCtx) {
 	d, err := p.devices.revoke(c, id)
 	switch {
 	case errors.Is(err, persistence.ErrNotFound):
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, fmt.Sprintf("no device %q: list them with `silas devices list`", id))
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, fmt.Sprintf("no device %q: list them with `silas devices list`", id))
 		return
 	case err != nil:
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	if err := p.audit(c, "device_revoked", map[string]any{"device_id": d.ID, "name": d.Name}); err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, deviceResponse{Device: viewDevice(d)})

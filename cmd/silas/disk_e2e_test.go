@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 )
 
 // mountTmpfs mounts a tmpfs of sizeMB on a fresh directory and unmounts it
@@ -115,7 +116,7 @@ func TestFullDiskRefusesThenRecovers(t *testing.T) {
 
 	refused := c.say("second, while the disk is full")
 	ev := c.next("error")
-	if ev.str("code") != string(web.CodeUnavailable) || !strings.Contains(ev.str("message"), "disk is almost full") {
+	if ev.str("code") != string(messages.CodeUnavailable) || !strings.Contains(ev.str("message"), "disk is almost full") {
 		t.Fatalf("message on a full disk answered %v", ev)
 	}
 	if status, _ := pwaCall(t, addr, "GET", "/health", "", ""); status != 200 {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/config"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/keys"
 	"github.com/silas-ai/silas/runtime/session"
@@ -22,7 +22,7 @@ import (
 
 // codeConflict answers 409: the web channel's code table has no conflict
 // code, and the error shape is the same.
-const codeConflict web.Code = "conflict"
+const codeConflict messages.Code = "conflict"
 
 // httpTimeout bounds the storage work of one owner HTTP request.
 const httpTimeout = 10 * time.Second
@@ -44,9 +44,9 @@ func (g ownerGate) wrap(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 		case found && tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(g.token)) == 1:
 			h(ctx)
 		case found && tok != "" && g.sessions != nil && g.sessionValid(tok):
-			writeJSONError(ctx, fasthttp.StatusForbidden, web.CodeForbidden, "only the owner may use this endpoint")
+			writeJSONError(ctx, fasthttp.StatusForbidden, messages.CodeForbidden, "only the owner may use this endpoint")
 		default:
-			writeJSONError(ctx, fasthttp.StatusUnauthorized, web.CodeUnauthorized, "send Authorization: Bearer <owner token> (see `silas token`)")
+			writeJSONError(ctx, fasthttp.StatusUnauthorized, messages.CodeUnauthorized, "send Authorization: Bearer <owner token> (see `silas token`)")
 		}
 	}
 }
@@ -133,7 +133,7 @@ func decodeOwnerBody(ctx *fasthttp.RequestCtx, v any, limit int, emptyOK bool) e
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, "encode the response: "+err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, "encode the response: "+err.Error())
 		return
 	}
 	ctx.SetStatusCode(status)

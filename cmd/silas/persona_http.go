@@ -11,7 +11,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/silas-ai/silas/actors"
-	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/personality"
 	"github.com/silas-ai/silas/runtime/session"
@@ -41,7 +40,7 @@ func (p *personaAPI) handle(kind string) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		scope, scopeKind, trusted, ok := p.caller(ctx)
 		if !ok {
-			writeJSONError(ctx, fasthttp.StatusUnauthorized, web.CodeUnauthorized, "send Authorization: Bearer <owner token or session_token>")
+			writeJSONError(ctx, fasthttp.StatusUnauthorized, messages.CodeUnauthorized, "send Authorization: Bearer <owner token or session_token>")
 			return
 		}
 		op := actors.PersonaOp{Kind: kind, Trusted: trusted}
@@ -61,7 +60,7 @@ func (p *personaAPI) handle(kind string) fasthttp.RequestHandler {
 			err = decodeBody(ctx, &op.Tune)
 		}
 		if err != nil {
-			writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 			return
 		}
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -69,11 +68,11 @@ func (p *personaAPI) handle(kind string) fasthttp.RequestHandler {
 		view, err := p.sys.Persona(c, scope, scopeKind, op)
 		switch {
 		case errors.Is(err, personality.ErrRateLimited):
-			writeJSONError(ctx, fasthttp.StatusTooManyRequests, web.CodeRateLimited, err.Error())
+			writeJSONError(ctx, fasthttp.StatusTooManyRequests, messages.CodeRateLimited, err.Error())
 		case errors.Is(err, personality.ErrUnknownFeedback), errors.Is(err, personality.ErrUnknownPreset):
-			writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		case err != nil:
-			writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+			writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		default:
 			b, _ := json.Marshal(view)
 			ctx.SetContentType("application/json")
@@ -109,8 +108,8 @@ func decodeBody(ctx *fasthttp.RequestCtx, v interface{ Validate() error }) error
 
 // writeJSONError answers with the web channel's error event, so HTTP and
 // WebSocket clients read one error shape with one table of codes.
-func writeJSONError(ctx *fasthttp.RequestCtx, status int, code web.Code, msg string) {
-	b, _ := json.Marshal(&web.ErrorEvent{Type: "error", Code: code, Message: msg})
+func writeJSONError(ctx *fasthttp.RequestCtx, status int, code messages.Code, msg string) {
+	b, _ := json.Marshal(&messages.ErrorEvent{Type: "error", Code: code, Message: msg})
 	ctx.SetStatusCode(status)
 	ctx.SetContentType("application/json")
 	ctx.SetBody(b)

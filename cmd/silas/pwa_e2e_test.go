@@ -23,6 +23,7 @@ import (
 
 	"github.com/silas-ai/silas/bench/mockllm"
 	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -847,17 +848,17 @@ type scriptedOwner struct {
 	frames chan map[string]any
 }
 
-func (g *scriptedOwner) Attach(_ web.ConnInfo, out web.Outbound) web.Conn {
+func (g *scriptedOwner) Attach(_ messages.ConnInfo, out messages.Outbound) messages.Conn {
 	return &scriptedConn{g: g, out: out}
 }
 
 type scriptedConn struct {
 	g   *scriptedOwner
-	out web.Outbound
+	out messages.Outbound
 }
 
-func (c *scriptedConn) Frame(f *web.Frame) {
-	if f.Type == web.TypeAuth {
+func (c *scriptedConn) Frame(f *messages.Frame) {
+	if f.Type == messages.TypeAuth {
 		if f.Token != pwaToken {
 			c.out.Close(4001, "unauthorized")
 			return

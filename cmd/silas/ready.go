@@ -14,6 +14,7 @@ import (
 	"github.com/silas-ai/silas/actors"
 	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/config"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -158,7 +159,7 @@ func (r *readiness) probeModels(ctx context.Context) []string {
 // readyGateway is the actors' gateway with /ready's checks: the web
 // channel finds web.ReadyReporter on its Gateway by type assertion.
 type readyGateway struct {
-	web.Gateway
+	messages.Gateway
 	*readiness
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -48,17 +48,17 @@ func (p *pwaAPI) storeSecret(ctx *fasthttp.RequestCtx) {
 	defer clear(ctx.Request.Body())
 	ref := strings.TrimPrefix(string(ctx.Path()), "/secrets/")
 	if persistence.CheckRefID(ref) != nil {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no pending secure input request with this ref_id")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no pending secure input request with this ref_id")
 		return
 	}
 	var req secretRequest
 	if err := decodeOwnerBody(ctx, &req, maxSecretBody, false); err != nil {
 		// The decoder's message can quote the body: keep it out.
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, `the body must be {"value":"<secret>"}`)
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, `the body must be {"value":"<secret>"}`)
 		return
 	}
 	if req.Value == "" || len(req.Value) > maxSecretValue {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf("the value must be 1 to %d bytes", maxSecretValue))
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("the value must be 1 to %d bytes", maxSecretValue))
 		return
 	}
 	value := []byte(req.Value)
@@ -68,17 +68,17 @@ func (p *pwaAPI) storeSecret(ctx *fasthttp.RequestCtx) {
 	err := p.secrets.Fulfil(c, ref, value)
 	switch {
 	case errors.Is(err, persistence.ErrNotFound):
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no pending secure input request with this ref_id")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no pending secure input request with this ref_id")
 		return
 	case errors.Is(err, persistence.ErrFulfilled):
 		writeJSONError(ctx, fasthttp.StatusConflict, codeConflict, "this secure input request was already answered")
 		return
 	case err != nil:
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, "could not store the secret: "+err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, "could not store the secret: "+err.Error())
 		return
 	}
 	if err := p.audit(c, "secret_stored", map[string]any{"ref_id": ref}); err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	if p.stored != nil {
@@ -91,14 +91,14 @@ func (p *pwaAPI) storeSecret(ctx *fasthttp.RequestCtx) {
 
 func (p *pwaAPI) pendingSecrets(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/secrets/pending" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
 	list, err := p.db.SecureInputs().Pending(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	out := pendingSecrets{Requests: make([]pendingSecret, 0, len(list))}

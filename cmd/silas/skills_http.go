@@ -13,7 +13,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/silas-ai/silas/actors"
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/skills"
 	"github.com/silas-ai/silas/skills/bundled"
@@ -21,7 +21,7 @@ import (
 
 // codeValidationFailed answers 422: the skill failed the deterministic
 // checks of spec 10.4 and no card went out.
-const codeValidationFailed web.Code = "validation_failed"
+const codeValidationFailed messages.Code = "validation_failed"
 
 // Limits of the skill endpoints.
 const (
@@ -72,7 +72,7 @@ type (
 		TransformationReport *skills.TransformationReport `json:"transformation_report,omitempty"`
 	}
 	skillRefusal struct {
-		web.ErrorEvent
+		messages.ErrorEvent
 		ValidationReport     *skills.ValidationReport     `json:"validation_report,omitempty"`
 		TransformationReport *skills.TransformationReport `json:"transformation_report,omitempty"`
 	}
@@ -141,24 +141,24 @@ type (
 // refuseSkill answers why no card went out (or a skill was not removed),
 // with the reports when there are any.
 func refuseSkill(ctx *fasthttp.RequestCtx, err error, a *actors.SkillInstallAnswer) {
-	status, code := fasthttp.StatusInternalServerError, web.CodeInternal
+	status, code := fasthttp.StatusInternalServerError, messages.CodeInternal
 	switch {
 	case errors.Is(err, actors.ErrSkillInvalid):
 		status, code = fasthttp.StatusUnprocessableEntity, codeValidationFailed
 	case errors.Is(err, skills.ErrRemoteSource), errors.Is(err, skills.ErrImport):
-		status, code = fasthttp.StatusBadRequest, web.CodeBadRequest
+		status, code = fasthttp.StatusBadRequest, messages.CodeBadRequest
 	case errors.Is(err, actors.ErrSkillBusy), errors.Is(err, actors.ErrSkillUnchanged):
 		status, code = fasthttp.StatusConflict, codeConflict
 	case errors.Is(err, actors.ErrSkillBundled):
-		status, code = fasthttp.StatusForbidden, web.CodeForbidden
+		status, code = fasthttp.StatusForbidden, messages.CodeForbidden
 	case errors.Is(err, actors.ErrSkillNotInstalled):
-		status, code = fasthttp.StatusNotFound, web.CodeNotFound
+		status, code = fasthttp.StatusNotFound, messages.CodeNotFound
 	case errors.Is(err, actors.ErrSkillsUnavailable):
-		status, code = fasthttp.StatusServiceUnavailable, web.CodeUnavailable
+		status, code = fasthttp.StatusServiceUnavailable, messages.CodeUnavailable
 	case strings.Contains(err.Error(), "is not a directory"):
-		status, code = fasthttp.StatusBadRequest, web.CodeBadRequest
+		status, code = fasthttp.StatusBadRequest, messages.CodeBadRequest
 	}
-	r := skillRefusal{ErrorEvent: web.ErrorEvent{Type: "error", Code: code, Message: err.Error()}}
+	r := skillRefusal{ErrorEvent: messages.ErrorEvent{Type: "error", Code: code, Message: err.Error()}}
 	if a != nil {
 		r.ValidationReport, r.TransformationReport = a.Report, a.Transformation
 	}
@@ -167,12 +167,12 @@ func refuseSkill(ctx *fasthttp.RequestCtx, err error, a *actors.SkillInstallAnsw
 
 func (a *skillsAPI) install(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/skills/install" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var body skillInstallBody
 	if err := decodeOwnerBody(ctx, &body, maxSkillBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	a.request(ctx, actors.InstallSkill{Dir: body.Dir, Origin: actors.SkillOriginLocal})
@@ -180,18 +180,18 @@ func (a *skillsAPI) install(ctx *fasthttp.RequestCtx) {
 
 func (a *skillsAPI) importSkill(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/skills/import" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var body skillImportBody
 	if err := decodeOwnerBody(ctx, &body, maxSkillBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	switch f := skills.Format(body.Format); f {
 	case "", skills.FormatSilas, skills.FormatOpenAI, skills.FormatClaude, skills.FormatOpenClaw:
 	default:
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest,
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest,
 			fmt.Sprintf("format %q: want silas, openai, claude or openclaw, or leave it out to detect it", body.Format))
 		return
 	}
@@ -204,13 +204,13 @@ func (a *skillsAPI) request(ctx *fasthttp.RequestCtx, req actors.InstallSkill) {
 	remote := strings.Contains(req.Dir, "://") || (strings.Contains(req.Dir, "@") && strings.Contains(req.Dir, ":"))
 	switch {
 	case strings.TrimSpace(req.Dir) == "":
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, `give the skill's directory: {"dir":"/path/to/skill"}`)
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, `give the skill's directory: {"dir":"/path/to/skill"}`)
 		return
 	case remote && !req.Import:
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, skills.ErrRemoteSource.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, skills.ErrRemoteSource.Error())
 		return
 	case !remote && !filepath.IsAbs(req.Dir):
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest,
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest,
 			fmt.Sprintf("dir %q is relative; give an absolute path (the daemon does not share your working directory)", req.Dir))
 		return
 	}
@@ -236,7 +236,7 @@ func (a *skillsAPI) request(ctx *fasthttp.RequestCtx, req actors.InstallSkill) {
 func (a *skillsAPI) remove(ctx *fasthttp.RequestCtx) {
 	name := strings.TrimPrefix(string(ctx.Path()), "/skills/")
 	if name == "" || strings.Contains(name, "/") {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint; remove a skill with DELETE /skills/{name}")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; remove a skill with DELETE /skills/{name}")
 		return
 	}
 	c, cancel := context.WithTimeout(context.Background(), skillCallTimeout)
@@ -255,14 +255,14 @@ func (a *skillsAPI) remove(ctx *fasthttp.RequestCtx) {
 
 func (a *skillsAPI) list(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/skills" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
 	views, probs, _, err := a.views(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	out := skillsResponse{Skills: views, Problems: probs, Pending: []skillPendingView{}, Recent: []actors.SkillInstallOutcome{}}
@@ -278,19 +278,19 @@ func (a *skillsAPI) list(ctx *fasthttp.RequestCtx) {
 func (a *skillsAPI) show(ctx *fasthttp.RequestCtx) {
 	name := strings.TrimPrefix(string(ctx.Path()), "/skills/")
 	if name == "" || strings.Contains(name, "/") {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint; show a skill with GET /skills/{name}")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; show a skill with GET /skills/{name}")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
 	views, _, cat, err := a.views(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	i := slices.IndexFunc(views, func(v skillView) bool { return v.Name == name })
 	if i < 0 {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, fmt.Sprintf("no skill %q: list them with `silas skills list`", name))
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, fmt.Sprintf("no skill %q: list them with `silas skills list`", name))
 		return
 	}
 	d := skillDetail{skillView: views[i], Files: []skillFileView{}, ScriptArgs: []skills.Script{}}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/silas-ai/silas/channels/web"
+	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -120,28 +120,28 @@ func (p *pwaAPI) uxRoutes() map[string]fasthttp.RequestHandler {
 // ux_metric audit entry, all or none.
 func (p *pwaAPI) recordUX(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/ux/metrics" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var req uxRequest
 	if err := decodeOwnerBody(ctx, &req, maxUXBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, err.Error())
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	if n := len(req.Metrics); n == 0 || n > maxUXMetrics {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf("send 1 to %d metrics, got %d", maxUXMetrics, n))
+		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("send 1 to %d metrics, got %d", maxUXMetrics, n))
 		return
 	}
 	entries := make([]persistence.AuditEntry, len(req.Metrics))
 	for i := range req.Metrics {
 		m := &req.Metrics[i]
 		if err := m.validate(); err != nil {
-			writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf("metrics[%d]: %v", i, err))
+			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("metrics[%d]: %v", i, err))
 			return
 		}
 		b, err := json.Marshal(m)
 		if err != nil {
-			writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+			writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 			return
 		}
 		entries[i] = persistence.AuditEntry{Event: "ux_metric", Scope: p.ownerID, Data: b}
@@ -149,7 +149,7 @@ func (p *pwaAPI) recordUX(ctx *fasthttp.RequestCtx) {
 	c, cancel := reqContext()
 	defer cancel()
 	if _, err := p.db.Audit().Append(c, entries...); err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, map[string]int{"recorded": len(entries)})
@@ -182,14 +182,14 @@ type uxSummary struct {
 
 func (p *pwaAPI) summariseUX(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/ux/metrics" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, web.CodeNotFound, "no such endpoint")
+		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	since := time.Now().Add(-defaultUXWindow).UTC()
 	if v := ctx.QueryArgs().Peek("since"); len(v) > 0 {
 		t, err := time.Parse(time.RFC3339Nano, string(v))
 		if err != nil {
-			writeJSONError(ctx, fasthttp.StatusBadRequest, web.CodeBadRequest, fmt.Sprintf("since must be RFC 3339 like 2026-01-02T03:04:05Z, got %q", v))
+			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("since must be RFC 3339 like 2026-01-02T03:04:05Z, got %q", v))
 			return
 		}
 		since = t
@@ -198,7 +198,7 @@ func (p *pwaAPI) summariseUX(ctx *fasthttp.RequestCtx) {
 	defer cancel()
 	sum, err := p.uxSummary(c, since)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, web.CodeInternal, err.Error())
+		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, sum)

@@ -1,4 +1,4 @@
-package web
+package messages
 
 import (
 	"encoding/json"
