@@ -40,8 +40,8 @@ import (
 // tasks that are done and resumes the one that was running from its stored
 // state, with a fresh attempt.
 //
-// Supervision: the default strategy restarts a task that panics; a
-// WorkItem resumes from the state it last recorded.
+// Supervision: the default strategy restarts a task that panics; the new
+// instance resumes from the task's journaled record (projectTaskProps).
 type Project struct {
 	d     *shared
 	scope string
@@ -223,11 +223,9 @@ func (p *Project) nextTask(c actor.Context) {
 		project, d, scope, keep, prior := p.w, p.d, p.scope, p.dir, p.doneArtifacts()
 		p.audit("project_task_started", map[string]any{"task": t.ID})
 		p.alive++
-		p.child = c.Spawn(actor.PropsFromProducer(func() actor.Actor {
-			a := newWorkItem(d, scope, w)
+		p.child = c.Spawn(projectTaskProps(d, scope, w, func(a *WorkItem) {
 			a.project, a.keepDir, a.prior = project, keep, prior
-			return a
-		}, p.d.props...))
+		}))
 		return
 	}
 	p.verify(c)

@@ -139,9 +139,8 @@ type attemptLedger struct {
 //
 // Supervision: the WorkItem supervises its attempts itself (HandleFailure):
 // a panicking attempt is stopped and counts as a failed attempt. A panic of
-// the WorkItem restarts it: a scope's work item resumes from its journaled
-// record (workItemProps); a project's task, which the project journals,
-// from the state it last recorded in its work item.
+// the WorkItem restarts it, and the new instance resumes from the item's
+// journaled record (workItemProps, projectTaskProps).
 type WorkItem struct {
 	d     *shared
 	scope string
@@ -214,7 +213,7 @@ func (a *WorkItem) Receive(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *actor.Started:
 		a.self = c.Self()
-		if a.reload && a.project == nil {
+		if a.reload {
 			a.reloadFromStore(c)
 			return
 		}

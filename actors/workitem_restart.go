@@ -23,6 +23,20 @@ func workItemProps(d *shared, scope string, w *messages.WorkItem) *actor.Props {
 	}, d.props...)
 }
 
+// projectTaskProps are the props of a project's task w; set gives each
+// instance its project fields. Like workItemProps, an instance made by a
+// restart starts from the task's journaled record: the project started the
+// task from a copy of its plan and stored nothing of it itself.
+func projectTaskProps(d *shared, scope string, w *messages.WorkItem, set func(*WorkItem)) *actor.Props {
+	var restarted atomic.Bool
+	return actor.PropsFromProducer(func() actor.Actor {
+		a := newWorkItem(d, scope, w)
+		set(a)
+		a.reload = restarted.Swap(true)
+		return a
+	}, d.props...)
+}
+
 // workItemReloaded carries the journaled record of a restarted work item;
 // w is nil when the store holds none (the item had finished). Sender: the
 // WorkItem's IO goroutine. Receiver: the WorkItem.
@@ -62,6 +76,14 @@ func (a *WorkItem) onReloaded(c actor.Context, m *workItemReloaded) {
 		a.d.Log.Error().Err(m.err).Str("work_item", a.w.ID).Msg("reload a restarted work item; it resumes at the next start")
 		a.done = true
 		c.Stop(c.Self())
+		return
+	case m.w == nil && a.project != nil:
+		// A task that finished deleted its record after its final status
+		// went out, and the project ignores a second one; a task that had
+		// recorded nothing yet may have run a tool call: it is not run
+		// again behind the owner's back.
+		a.d.Log.Warn().Str("work_item", a.w.ID).Msg("a project task restarted before it recorded any progress; it fails instead of running again")
+		a.finish(c, messages.StatusFailed, "the task crashed before it recorded any progress, so it is not run again on its own; ask for the project again to retry it")
 		return
 	case m.w == nil:
 		a.done = true
