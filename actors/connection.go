@@ -68,9 +68,11 @@ func newConnection(d *shared, info messages.ConnInfo, out messages.Outbound) *Co
 func (c *Connection) Receive(ctx actor.Context) {
 	if _, ok := ctx.Message().(*actor.Stopping); ok {
 		// Stopped by the transport's Closed (the close is a no-op then) or
-		// after a panic: the socket must not outlive its session.
-		c.out.Close(closeInternal, "the session ended on the server; reconnect")
+		// after a panic: the socket must not outlive its session. What
+		// the connection holds is given back first, so a client that sees
+		// the close and reconnects finds its slot free.
 		c.leave(ctx)
+		c.out.Close(closeInternal, "the session ended on the server; reconnect")
 		return
 	}
 	c.behavior.Receive(ctx)

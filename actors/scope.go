@@ -60,6 +60,8 @@ type Scope struct {
 	// on its way, and delivered goes out when it returns (persistDelivered).
 	delivered        []string
 	deliveredWriting bool
+	// answered are the message ids of the last turns committed.
+	answered recentAnswered
 
 	proxy, planner *actor.PID
 	scorer         *actor.PID

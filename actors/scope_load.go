@@ -189,7 +189,17 @@ func (s *Scope) onLoaded(c actor.Context, m *scopeLoaded) {
 			s.deadLetter(m.pending[i].MessageID, err.Error())
 			continue
 		}
-		if s.find(msg.MessageID) >= 0 {
+		if i := s.find(msg.MessageID); i >= 0 {
+			// It came while loading and the store has it: its own journal
+			// write landed before the load read, or it is a resend of a
+			// message journaled before a crash. Either way the entry (which
+			// has the client's sink) is this journaled message, answered
+			// once, in the order it arrived; the result of its journal
+			// write changes nothing (onJournaled).
+			if q := s.queue[i]; !q.journaled {
+				q.journaled = true
+				send(q.msg.Sink, &messages.AckEvent{Type: "ack", MessageID: msg.MessageID})
+			}
 			continue
 		}
 		sl, refused := s.d.admit.acquire(s.kind == messages.ScopeOwner, "")

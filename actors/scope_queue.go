@@ -72,6 +72,12 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 		}
 		return
 	}
+	if s.answered.has(m.MessageID) {
+		// A resend of a message answered a moment ago: the answer is in
+		// the outbox or was delivered.
+		send(m.Sink, &messages.AckEvent{Type: "ack", MessageID: m.MessageID})
+		return
+	}
 	if s.refuseWhenDiskFull(m) {
 		return
 	}
@@ -144,6 +150,10 @@ func (s *Scope) onJournaled(c actor.Context, m *journaled) {
 	}
 	q := s.queue[i]
 	switch {
+	case q.journaled:
+		// The load found the message in the store before this result
+		// came (onLoaded), and acknowledged it.
+		return
 	case m.err != nil:
 		s.dequeue(i)
 		s.rejectUnstored(q.msg, m.err)
@@ -163,6 +173,9 @@ func (s *Scope) onJournaled(c actor.Context, m *journaled) {
 // onCurrentJournaled settles the journal write of the turn in flight.
 func (s *Scope) onCurrentJournaled(r *run, m *journaled) {
 	switch {
+	case r.journaled:
+		// The load found the message in the store before this result
+		// came (onLoaded), and acknowledged it: this turn runs it.
 	case m.err != nil:
 		r.lost = true
 		s.rejectUnstored(r.msg, m.err)

@@ -248,6 +248,7 @@ func (s *Scope) afterCommit(c actor.Context, r *run) {
 		r.acked = true
 		send(r.msg.Sink, &messages.AckEvent{Type: "ack", MessageID: r.msg.MessageID})
 	}
+	s.answered.add(r.msg.MessageID)
 	s.outbox = append(s.outbox, r.answer)
 	if len(s.sinks) == 0 && r.msg.Sink != nil {
 		// The sender is connected but not attached (a customer's first
@@ -324,7 +325,8 @@ func (s *Scope) failTurn(c actor.Context, err error) {
 	s.d.metrics.Errors.With(string(messages.CodeInternal)).Inc()
 	s.emitAudit("turn_failed", map[string]any{"message_id": t.In.MessageID, "stage": t.Stage(), "error": err.Error()})
 	r.failed = true
-	t.Answer = &pipeline.Answer{Type: "message", Text: FailedTurnText, Sender: "silas", Timestamp: t.Now, ReplyTo: t.In.MessageID}
+	t.Answer = &pipeline.Answer{Type: "message", Text: FailedTurnText, Sender: "silas", Timestamp: t.Now, ReplyTo: t.In.MessageID,
+		Error: &messages.TurnError{Kind: messages.TurnErrorInternal, Retryable: true}}
 	tc := s.turnCommit(s.current)
 	tc.Chronicle, tc.Memories, tc.Snapshot = nil, nil, nil
 	s.io(c, t.ID, "commit failed turn", func(ctx context.Context) pipeline.Result {

@@ -156,6 +156,8 @@ func TestPanicInTurnAnswersAndScopeCarriesOn(t *testing.T) {
 	c.Frame(&messages.Frame{Type: "message", Text: "boom", MessageID: "m1", Signature: "c2ln", Nonce: "n", Timestamp: time.Now().UTC().Format(time.RFC3339)})
 	if ev := s.wait(t, "answer to m1", typed("message", "reply_to", "m1")); ev["text"] != FailedTurnText {
 		t.Fatalf("answer %v, want the failed-turn text", ev)
+	} else if e, _ := ev["error"].(map[string]any); e["kind"] != "internal" || e["retryable"] != true {
+		t.Fatalf("answer error %v, want kind internal, retryable", ev["error"])
 	}
 	h.verify = nil
 	c.Frame(&messages.Frame{Type: "message", Text: "hello", MessageID: "m2"})

@@ -416,14 +416,14 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 		// run, with a skill changed since its approval, or with a model
 		// configuration the provider refuses: stop at once with the message
 		// that says what to do.
-		fix, _ := unrunnable(m.err)
-		a.w.Ladder.LastFailure = fix
-		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": fix, "kind": "configuration"})
-		a.finish(c, messages.StatusBlocked, "blocked: "+fix)
+		f := classifyAttempt(m.err)
+		a.w.Ladder.LastFailure = f.fix
+		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": f.fix, "kind": f.kind, "retryable": false})
+		a.finish(c, messages.StatusBlocked, "blocked: "+f.fix)
 		return
 	case m.err != nil:
 		a.w.Ladder.LastFailure = m.err.Error()
-		a.audit("attempt_failed", map[string]any{"attempt": m.attempt, "error": m.err.Error()})
+		a.audit("attempt_failed", map[string]any{"attempt": m.attempt, "error": m.err.Error(), "kind": classifyAttempt(m.err).kind, "retryable": true})
 		a.status(c, messages.ProgressVerificationFailed, "attempt "+fmt.Sprint(m.attempt)+" failed: "+m.err.Error(), false)
 	case m.blocked != "":
 		a.w.Ladder.LastFailure = m.blocked

@@ -15,3 +15,19 @@ type GateApprovalEvent struct {
 	Value   any            `json:"value"`
 	Context map[string]any `json:"context"`
 }
+
+// TurnError rides on the `message` event that answers a turn which failed
+// (a model call that failed, a stage that crashed): the answer text says
+// what happened in words, and this says it to a program. A client may offer
+// "try again" only when Retryable is true; for the other kinds the same
+// message fails the same way until the operator fixes something.
+type TurnError struct {
+	// Kind is a model-call kind of runtime/llm (transient, rate_limited,
+	// auth, bad_request, content_filter, invalid_output) or "internal" for
+	// a crash of the runtime itself.
+	Kind      string `json:"kind"`
+	Retryable bool   `json:"retryable"`
+}
+
+// TurnErrorInternal is the kind of a turn that crashed inside the runtime.
+const TurnErrorInternal = "internal"

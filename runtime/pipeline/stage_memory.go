@@ -114,7 +114,7 @@ func runSend(t *Turn, _ *Env) Effect {
 	}
 	t.Answer = &Answer{
 		Type: "message", Text: text, Sender: "silas", Timestamp: t.Now,
-		ReplyTo: t.In.MessageID, Register: string(t.Register), Mode: string(t.Mode),
+		ReplyTo: t.In.MessageID, Register: string(t.Register), Mode: string(t.Mode), Error: t.Failure,
 	}
 	return Effect{Await: &Commit{}}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/interaction"
+	"github.com/silas-ai/silas/runtime/llm"
 )
 
 // ErrInvalidOutput marks a model call whose output stayed invalid after the
@@ -87,7 +88,7 @@ func (t *Turn) routed(e *Env, r Result) Effect {
 	case r.Err != nil:
 		t.Route = proxyFallback(e)
 		t.Route.Response.Message = modelErrorText(e, AgentProxy, r.Err)
-		t.audit("model_error", map[string]any{"agent": AgentProxy, "error": r.Err.Error()})
+		t.failed(AgentProxy, r.Err)
 	default:
 		t.Route = r.Value.(ModelResult).Value.(*messages.RouteDecision)
 	}
@@ -118,7 +119,7 @@ func (t *Turn) planned(e *Env, r Result) Effect {
 		t.audit("structured_output_fallback", map[string]any{"agent": AgentPlanner, "error": r.Err.Error()})
 	case r.Err != nil:
 		t.Response = &messages.AgentResponse{Message: modelErrorText(e, AgentPlanner, r.Err)}
-		t.audit("model_error", map[string]any{"agent": AgentPlanner, "error": r.Err.Error()})
+		t.failed(AgentPlanner, r.Err)
 	default:
 		t.Response = r.Value.(ModelResult).Value.(*messages.AgentResponse)
 	}
@@ -172,7 +173,28 @@ func modelErrorText(e *Env, agent string, err error) string {
 	if !e.OwnerScope {
 		return CustomerModelErrorText
 	}
-	return fmt.Sprintf("Sorry, I could not reach my %s model: %v", agent, err)
+	msg := fmt.Sprintf("Sorry, I could not reach my %s model: %v", agent, err)
+	switch llm.KindOf(err) {
+	case llm.KindAuth:
+		msg += ". The provider refused the API key or none is set: set a valid key in the environment variable silas.providers.<name>.api_key_env names, and restart Silas."
+	case llm.KindBadRequest:
+		msg += ". Sending it again will fail the same way: check silas.models and the provider's model names."
+	case llm.KindRateLimited:
+		msg += ". The provider is limiting requests: wait a minute and send it again."
+	case llm.KindContentFilter:
+		msg += ". The provider's content filter refused it: rephrase the message."
+	case llm.KindTransient:
+		msg += ". It may be a passing failure: send it again in a moment."
+	}
+	return msg
+}
+
+// failed records the failure of the agent's model call: its kind goes to
+// the audit entry "model_error" and rides on the answer.
+func (t *Turn) failed(agent string, err error) {
+	kind := llm.KindOf(err)
+	t.Failure = &messages.TurnError{Kind: string(kind), Retryable: kind.Retryable()}
+	t.audit("model_error", map[string]any{"agent": agent, "error": err.Error(), "kind": string(kind)})
 }
 
 func (t *Turn) addUsage(r Result) {

@@ -30,6 +30,9 @@ type Answer struct {
 	ReplyTo   string    `json:"reply_to"`
 	Register  string    `json:"interaction_register,omitempty"`
 	Mode      string    `json:"interaction_mode,omitempty"`
+	// Error is set when the turn failed: what kind of failure, and whether
+	// sending the message again may help.
+	Error *messages.TurnError `json:"error,omitempty"`
 }
 
 // AuditRecord is an audit event a stage asks to record.
@@ -63,6 +66,9 @@ type Turn struct {
 
 	Route    *messages.RouteDecision
 	Response *messages.AgentResponse
+	// Failure is set when a model call the answer depended on failed: the
+	// answer then apologises, and carries this.
+	Failure  *messages.TurnError
 	Agent    string // "proxy" or "planner": who wrote Response
 	Register messages.InteractionRegister
 	Mode     messages.InteractionMode
