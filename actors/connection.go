@@ -48,6 +48,7 @@ type Connection struct {
 	binding   bool
 	held      []*messages.Frame
 	sent      bool // a frame other than auth was handled
+	confirms  bool // the client confirms receipts (a "received" frame without reply_to)
 	stopTimer scheduler.CancelFunc
 	left      bool // leave ran
 }
@@ -144,6 +145,7 @@ func (c *Connection) onAuthFrame(ctx actor.Context, f *messages.Frame) {
 		c.refuse(ctx, messages.CodeUnauthorized, "invalid auth token; check silas.channels.web.auth_token")
 		return
 	}
+	c.confirms = f.Receipts
 	c.authenticated(ctx)
 }
 
@@ -178,7 +180,7 @@ func (c *Connection) onBound(ctx actor.Context, m *messages.ScopeRef) {
 	}
 	c.binding = false
 	c.scope = m.PID
-	ctx.Send(c.scope, &messages.Attach{ConnID: c.info.ID, Sink: c.out})
+	ctx.Send(c.scope, &messages.Attach{ConnID: c.info.ID, Sink: c.out, Confirms: c.confirms})
 	held := c.held
 	c.held = nil
 	for _, f := range held {
@@ -202,6 +204,8 @@ func (c *Connection) onFrame(ctx actor.Context, f *messages.Frame) {
 			return
 		}
 		c.forward(ctx, f)
+	case messages.TypeReceived:
+		c.onReceived(ctx, f)
 	case messages.TypeApprovalResponse:
 		c.onApprovalResponse(ctx, f)
 	case messages.TypeGateResponse:
@@ -235,8 +239,21 @@ func (c *Connection) onResume(ctx actor.Context, f *messages.Frame) {
 		return
 	}
 	c.scopeID = scope
+	c.confirms = c.confirms || f.Receipts
 	c.out.Send(&messages.SessionEvent{Type: "session", Role: "customer", SessionToken: f.SessionToken, Resumed: true})
 	c.bind(ctx)
+}
+
+// onReceived passes a receipt to the scope; one without reply_to turns
+// receipts on, also before the connection is attached (then its Attach
+// says so).
+func (c *Connection) onReceived(ctx actor.Context, f *messages.Frame) {
+	if f.ReplyTo == "" {
+		c.confirms = true
+	}
+	if c.scope != nil {
+		ctx.Send(c.scope, &messages.Received{ConnID: c.info.ID, ReplyTo: f.ReplyTo})
+	}
 }
 
 func (c *Connection) forward(ctx actor.Context, f *messages.Frame) {

@@ -60,6 +60,11 @@ type Scope struct {
 	// on its way, and delivered goes out when it returns (persistDelivered).
 	delivered        []string
 	deliveredWriting bool
+	// confirming are the attached connections that confirm receipts, and
+	// unconfirmed the answers handed only to such connections and not yet
+	// confirmed (scope_receipts.go).
+	confirming  map[string]bool
+	unconfirmed []*handedOut
 	// answered are the message ids of the last turns committed.
 	answered recentAnswered
 
@@ -174,9 +179,12 @@ func (s *Scope) common(c actor.Context) {
 		s.onJournaled(c, m)
 	case *messages.Attach:
 		s.onAttach(c, m)
+	case *messages.Received:
+		s.onReceived(c, m)
 	case *messages.Detach:
 		_, attached := s.sinks[m.ConnID]
 		delete(s.sinks, m.ConnID)
+		s.takeBackUnconfirmed(c, m.ConnID)
 		if attached {
 			s.onOwnerGone(c)
 		}

@@ -26,7 +26,7 @@ func (s *Scope) idleTimeout() time.Duration {
 // persona request or owner relay pending.
 func (s *Scope) passivatable() bool {
 	return s.loaded && s.current == nil && len(s.queue) == 0 && len(s.sinks) == 0 &&
-		len(s.outbox) == 0 && len(s.delivered) == 0 && !s.deliveredWriting &&
+		len(s.outbox) == 0 && len(s.unconfirmed) == 0 && len(s.delivered) == 0 && !s.deliveredWriting &&
 		len(s.workers) == 0 && s.approval == nil && s.gateApproval == nil &&
 		len(s.toOwner) == 0 && len(s.relayed) == 0 && len(s.waitingPersona) == 0
 }

@@ -206,6 +206,12 @@ func send(sink messages.Sink, ev any) {
 // onAttach registers a connection and hands it every waiting answer.
 func (s *Scope) onAttach(c actor.Context, m *messages.Attach) {
 	s.sinks[m.ConnID] = m.Sink
+	if m.Confirms {
+		if s.confirming == nil {
+			s.confirming = make(map[string]bool)
+		}
+		s.confirming[m.ConnID] = true
+	}
 	if s.approval != nil {
 		// An owner who reconnects sees the plan still waiting for them.
 		m.Sink.Send(s.approval.event)
@@ -264,28 +270,4 @@ func (s *Scope) writeDelivered(done func()) bool {
 			done()
 		}
 	})
-}
-
-// flushOutbox hands committed answers to the attached connections and
-// records their delivery. An answer counts as delivered once one connection
-// accepted it; a crash before its deletion is written re-delivers it, and
-// clients drop duplicates by reply_to.
-func (s *Scope) flushOutbox(c actor.Context) {
-	defer s.persistDelivered(c)
-	if len(s.sinks) == 0 || len(s.outbox) == 0 {
-		return
-	}
-	for _, rec := range s.outbox {
-		ok := false
-		for _, sink := range s.sinks {
-			if sink.Send(json.RawMessage(rec.Payload)) {
-				ok = true
-			}
-		}
-		if !ok {
-			return
-		}
-		s.outbox = s.outbox[1:]
-		s.delivered = append(s.delivered, rec.ID)
-	}
 }

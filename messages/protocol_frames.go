@@ -16,6 +16,12 @@ const (
 	TypeConnectionSetupResponse      = "connection_setup_response"
 	TypePermissionEscalationResponse = "permission_escalation_response"
 	TypeConnectionFailureResponse    = "connection_failure_response"
+	// TypeReceived (beyond spec 8.1) confirms that the client has the
+	// answer whose reply_to it names; without reply_to it turns receipts
+	// on for the connection. An answer handed to a connection with
+	// receipts on counts as delivered only once confirmed, and goes out
+	// again on the next connection if this one closes first.
+	TypeReceived = "received"
 )
 
 // IsClientType reports whether t is one of the client frame types of spec
@@ -26,7 +32,8 @@ func IsClientType(t string) bool {
 	case TypeAuth, TypeMessage, TypeApprovalResponse, TypeGateResponse, TypeCheckpoint,
 		TypeBatchReviewResponse, TypeDraftReviewResponse, TypeDecisionResponse,
 		TypeSuggestionResponse, TypeAutonomyThresholdResponse, TypeSecureInputCompleted,
-		TypeConnectionSetupResponse, TypePermissionEscalationResponse, TypeConnectionFailureResponse:
+		TypeConnectionSetupResponse, TypePermissionEscalationResponse, TypeConnectionFailureResponse,
+		TypeReceived:
 		return true
 	}
 	return false
@@ -55,6 +62,10 @@ type Frame struct {
 	StepType        string   `json:"step_type,omitempty"`
 	Action          string   `json:"action,omitempty"`
 	SelectedAction  string   `json:"selected_action,omitempty"`
+	ReplyTo         string   `json:"reply_to,omitempty"`
+	// Receipts on an auth frame turns receipts on for the connection from
+	// its first answer (see TypeReceived).
+	Receipts bool `json:"receipts,omitempty"`
 
 	// Owner signature (spec 3.1 SignedMessage): the base64 Ed25519 signature
 	// over the canonical {"nonce","text","timestamp"} object, the nonce, and

@@ -34,6 +34,20 @@ type ScopeRef struct {
 type Attach struct {
 	ConnID string
 	Sink   Sink
+	// Confirms is set when the connection confirms the receipt of every
+	// answer with Received (the Telegram channel once sendMessage
+	// returned). An answer handed to it counts as delivered only then; if
+	// the connection detaches first, the answer goes out again.
+	Confirms bool
+}
+
+// Received confirms that a connection's client has an answer: ReplyTo is
+// the answer's reply_to. An empty ReplyTo turns confirmation on for the
+// connection from now on (a web client that sends {"type":"received"}).
+// Sender: a Connection. Receiver: a Scope. No reply.
+type Received struct {
+	ConnID  string
+	ReplyTo string
 }
 
 // Detach tells a scope that a connection is gone.

@@ -35,6 +35,8 @@ const (
 	fieldSignature
 	fieldNonce
 	fieldTimestamp
+	fieldReplyTo
+	fieldReceipts
 )
 
 // fieldOf maps an exact JSON key to its field.
@@ -80,6 +82,10 @@ func fieldOf(key string) field {
 		return fieldNonce
 	case "timestamp":
 		return fieldTimestamp
+	case "reply_to":
+		return fieldReplyTo
+	case "receipts":
+		return fieldReceipts
 	}
 	return fieldUnknown
 }
@@ -123,6 +129,8 @@ func stringField(f *messages.Frame, k field) *string {
 		return &f.Nonce
 	case fieldTimestamp:
 		return &f.Timestamp
+	case fieldReplyTo:
+		return &f.ReplyTo
 	}
 	return nil
 }
@@ -174,6 +182,20 @@ func (d *decoder) frame(f *messages.Frame) error {
 }
 
 // field reads the value of key into f.
+// boolean reads a JSON boolean (or null, which leaves v false) into v.
+func (d *decoder) boolean(v *bool, key string) error {
+	switch {
+	case d.literal("true"):
+		*v = true
+	case d.literal("false"):
+		*v = false
+	case d.literal("null"):
+	default:
+		return d.fieldType(key, "a boolean")
+	}
+	return nil
+}
+
 func (d *decoder) field(f *messages.Frame, key string, seen *uint32) error {
 	k := fieldOf(key)
 	if k == fieldUnknown {
@@ -185,16 +207,9 @@ func (d *decoder) field(f *messages.Frame, key string, seen *uint32) error {
 	*seen |= 1 << k
 	switch k {
 	case fieldSuccess:
-		switch {
-		case d.literal("true"):
-			f.Success = true
-		case d.literal("false"):
-			f.Success = false
-		case d.literal("null"):
-		default:
-			return d.fieldType(key, "a boolean")
-		}
-		return nil
+		return d.boolean(&f.Success, key)
+	case fieldReceipts:
+		return d.boolean(&f.Receipts, key)
 	case fieldSelectedItemIDs:
 		return d.stringList(&f.SelectedItemIDs, key)
 	}

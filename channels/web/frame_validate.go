@@ -83,6 +83,7 @@ func ValidateFrame(f *messages.Frame, maxText int) error {
 		{"signature", f.Signature, ruleShort, maxShortBytes},
 		{"nonce", f.Nonce, ruleShort, maxShortBytes},
 		{"timestamp", f.Timestamp, ruleShort, maxShortBytes},
+		{"reply_to", f.ReplyTo, ruleID, MaxIDBytes},
 	}
 	for _, c := range checks {
 		if problem := checkField(c.v, c.rule, c.limit); problem != "" {

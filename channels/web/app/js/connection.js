@@ -69,7 +69,9 @@ export class Connection extends EventTarget {
     }
     this.ws = ws;
     this.setState('connecting', { attempt: this.attempt });
-    ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'auth', token: this.token })));
+    // receipts: an answer counts as delivered only once this app confirms
+    // it (below), so one lost with a dropped socket comes again.
+    ws.addEventListener('open', () => ws.send(JSON.stringify({ type: 'auth', token: this.token, receipts: true })));
     ws.addEventListener('message', (e) => this.onFrame(e.data));
     ws.addEventListener('close', (e) => this.onClose(ws, e));
   }
@@ -95,6 +97,10 @@ export class Connection extends EventTarget {
       this.retryTimer = setTimeout(() => { if (this.online) this.flush(); }, RETRY_MS);
     }
     this.dispatchEvent(new CustomEvent('event', { detail: ev }));
+    if (ev.type === 'message' && typeof ev.reply_to === 'string' && ev.reply_to && this.online) {
+      // Shown (or dropped as a duplicate) by now: confirm the receipt.
+      this.ws.send(JSON.stringify({ type: 'received', reply_to: ev.reply_to }));
+    }
   }
 
   onClose(ws, e) {
