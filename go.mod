@@ -9,6 +9,7 @@ require (
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/fasthttp/websocket v1.5.12
 	github.com/go-co-op/gocron/v2 v2.21.2
+	github.com/go-telegram/bot v1.19.0
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/google/uuid v1.6.0
 	github.com/kljensen/snowball v0.10.0
