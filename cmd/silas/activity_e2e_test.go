@@ -9,20 +9,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/persistence"
 )
 
 // activityAll pages through GET /activity with query q until next_before is
 // absent and returns the entries in the order served.
-func activityAll(t *testing.T, addr, q string, limit int) []activityEntry {
+func activityAll(t *testing.T, addr, q string, limit int) []ownerapi.ActivityEntry {
 	t.Helper()
-	var out []activityEntry
+	var out []ownerapi.ActivityEntry
 	before := ""
 	for pages := 0; ; pages++ {
 		if pages > 100 {
 			t.Fatal("activity paging does not end")
 		}
-		var page activityPage
+		var page ownerapi.ActivityPage
 		pwaJSON(t, addr, "GET", fmt.Sprintf("/activity?limit=%d%s%s", limit, q, before), "owner-secret-token", "", http.StatusOK, &page)
 		if len(page.Entries) > limit {
 			t.Fatalf("page of %d entries, limit %d", len(page.Entries), limit)
@@ -112,13 +113,13 @@ func TestActivityFeedPagesNewestFirst(t *testing.T) {
 	}
 
 	// The last visit: none, then the first one.
-	var v1, v2 visitResponse
+	var v1, v2 ownerapi.VisitResponse
 	pwaJSON(t, addr, "POST", "/activity/visit", "owner-secret-token", "", http.StatusOK, &v1)
 	pwaJSON(t, addr, "POST", "/activity/visit", "owner-secret-token", "{}", http.StatusOK, &v2)
 	if v1.PreviousVisit != nil || v2.PreviousVisit == nil || !v2.PreviousVisit.Equal(v1.VisitedAt) {
 		t.Fatalf("visits: %+v then %+v", v1, v2)
 	}
-	var page activityPage
+	var page ownerapi.ActivityPage
 	pwaJSON(t, addr, "GET", "/activity", "owner-secret-token", "", http.StatusOK, &page)
 	if page.LastVisit == nil || !page.LastVisit.Equal(v2.VisitedAt) {
 		t.Fatalf("last_visit %v, want %v", page.LastVisit, v2.VisitedAt)
@@ -159,7 +160,7 @@ func TestUXMetricsGoToTheAuditLog(t *testing.T) {
 	if len(entries) != 2 || entries[0].Scope != "owner" {
 		t.Fatalf("ux_metric entries: %+v", entries)
 	}
-	var m uxMetric
+	var m ownerapi.UXMetric
 	if err := json.Unmarshal(entries[0].Data, &m); err != nil || m.Metric != "decision_time" || *m.Value != 3200 || m.RiskLevel != "low" {
 		t.Fatalf("decision time entry %s", entries[0].Data)
 	}
@@ -168,14 +169,14 @@ func TestUXMetricsGoToTheAuditLog(t *testing.T) {
 	}
 
 	many := `{"metrics":[`
-	for i := range maxUXMetrics + 1 {
+	for i := range ownerapi.MaxUXMetrics + 1 {
 		if i > 0 {
 			many += ","
 		}
 		many += `{"metric":"undo"}`
 	}
 	many += `]}`
-	huge := `{"metrics":[{"metric":"undo","request_id":"` + string(make([]byte, maxUXBody)) + `"}]}`
+	huge := `{"metrics":[{"metric":"undo","request_id":"` + string(make([]byte, ownerapi.MaxUXBody)) + `"}]}`
 	for _, bad := range []string{
 		`{"metrics":[]}`,
 		`{"metrics":[{"metric":"happiness"}]}`,
@@ -205,15 +206,15 @@ func TestUXMetricsGoToTheAuditLog(t *testing.T) {
 		{"metric":"decision_time","risk_level":"high","value":20000},
 		{"metric":"taps","value":3},{"metric":"decline","value":2}]}`
 	pwaJSON(t, addr, "POST", "/ux/metrics", "owner-secret-token", more, http.StatusOK, nil)
-	var sum uxSummary
+	var sum ownerapi.UXSummary
 	pwaJSON(t, addr, "GET", "/ux/metrics", "owner-secret-token", "", http.StatusOK, &sum)
-	if !sum.Complete || sum.DecisionTimeMS["low"] != (uxStat{Count: 2, Median: 2100}) ||
-		sum.DecisionTimeMS["high"] != (uxStat{Count: 1, Median: 20000}) || sum.DecisionTimeMS["all"] != (uxStat{Count: 3, Median: 3200}) ||
-		sum.Taps != (uxStat{Count: 1, Median: 3}) || sum.Events["decline"] != 2 || sum.Events["freetext"] != 1 {
+	if !sum.Complete || sum.DecisionTimeMS["low"] != (ownerapi.UXStat{Count: 2, Median: 2100}) ||
+		sum.DecisionTimeMS["high"] != (ownerapi.UXStat{Count: 1, Median: 20000}) || sum.DecisionTimeMS["all"] != (ownerapi.UXStat{Count: 3, Median: 3200}) ||
+		sum.Taps != (ownerapi.UXStat{Count: 1, Median: 3}) || sum.Events["decline"] != 2 || sum.Events["freetext"] != 1 {
 		t.Fatalf("summary %+v", sum)
 	}
 	future := url.QueryEscape(time.Now().Add(time.Hour).Format(time.RFC3339))
-	var empty uxSummary
+	var empty ownerapi.UXSummary
 	pwaJSON(t, addr, "GET", "/ux/metrics?since="+future, "owner-secret-token", "", http.StatusOK, &empty)
 	if len(empty.DecisionTimeMS) != 0 || len(empty.Events) != 0 || empty.Taps.Count != 0 {
 		t.Fatalf("summary since the future: %+v", empty)

@@ -8,6 +8,11 @@ import (
 	"github.com/silas-ai/silas/channels/cli"
 )
 
+// runChat is `silas chat`: the CLI channel (package channels/cli) talking
+// to the running daemon as the owner. A secret typed at a secure-input
+// card goes to the same daemon's POST /secrets/{ref_id} (the base of the
+// WebSocket URL), never over the WebSocket; stdin must be a terminal for
+// that, else the card shows `silas connections secret <ref_id>`.
 func runChat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("chat", "Talk to a running Silas daemon from the terminal, as the owner.", stderr)
 	var c common

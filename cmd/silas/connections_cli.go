@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/ownerapi"
 )
 
 const connectionsUsage = `Usage: silas connections <list|show|add|check|remove|secret> [flags]
@@ -99,7 +100,7 @@ func runConnections(ctx context.Context, args []string, stdin io.Reader, stdout,
 	var one messages.ConnectionSummary
 	switch sub {
 	case "list":
-		var r connectionsResponse
+		var r ownerapi.ConnectionsResponse
 		if err := cl.call(ctx, "GET", "/connections", nil, &r, out); err != nil {
 			return err
 		}
@@ -111,7 +112,7 @@ func runConnections(ctx context.Context, args []string, stdin io.Reader, stdout,
 		for _, p := range perms {
 			ps = append(ps, messages.ConnectionPermission(p))
 		}
-		err = cl.call(ctx, "POST", "/connections", connectionBody{Skill: pos[0], Name: *name, Settings: settings, Permissions: ps}, &one, out)
+		err = cl.call(ctx, "POST", "/connections", ownerapi.ConnectionBody{Skill: pos[0], Name: *name, Settings: settings, Permissions: ps}, &one, out)
 		if err == nil && !out.json {
 			fmt.Fprintf(stdout, "proposed %s (%s): approve the \"Connect to ...?\" card in the Silas app or `silas chat` to sign in\n", one.ConnectionID, one.Name)
 			return nil
@@ -167,7 +168,7 @@ func typeSecret(ctx context.Context, cl *daemonClient, out *skillsOut, ref strin
 	var r struct {
 		Stored bool `json:"stored"`
 	}
-	if err := cl.call(ctx, "POST", "/secrets/"+url.PathEscape(ref), secretRequest{Value: string(value)}, &r, &skillsOut{w: io.Discard}); err != nil {
+	if err := cl.call(ctx, "POST", "/secrets/"+url.PathEscape(ref), ownerapi.SecretRequest{Value: string(value)}, &r, &skillsOut{w: io.Discard}); err != nil {
 		return err
 	}
 	return out.line("stored; the setup goes on in the app or `silas chat`")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/ownerapi"
 )
 
 const devicesUsage = `Usage: silas devices <add|list|revoke> [flags]
@@ -24,6 +25,10 @@ owns the database: start it with "silas serve" first.
   silas devices list                         list devices, revoked ones too
   silas devices revoke <id>                  stop trusting a device at once
 `
+
+// devicesClientTimeout bounds one call to the daemon: the device endpoints
+// do a little storage work each.
+const devicesClientTimeout = 10 * time.Second
 
 func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -39,7 +44,7 @@ func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	c.register(fs)
 	daemonURL := fs.String("url", "", "daemon URL (default http://<silas.channels.web.host>:<port>)")
 	name := fs.String("name", "", "add: the device's name, shown in `silas devices list`")
-	ttl := fs.Duration("ttl", defaultCodeTTL, "add: how long the code stays valid (1m to 24h)")
+	ttl := fs.Duration("ttl", ownerapi.DefaultCodeTTL, "add: how long the code stays valid (1m to 24h)")
 	pos, err := parseInterspersed(fs, rest)
 	if err != nil {
 		return err
@@ -48,15 +53,15 @@ func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	cl := &daemonClient{base: base, token: tok, http: &http.Client{Timeout: httpTimeout}}
+	cl := &daemonClient{base: base, token: tok, http: &http.Client{Timeout: devicesClientTimeout}}
 
 	switch sub {
 	case "add":
 		if len(pos) != 0 {
 			return &exitError{code: 2, err: errors.New("devices add takes no arguments; name the device with --name")}
 		}
-		var out codeResponse
-		if err := cl.do(ctx, "POST", "/devices/codes", codeRequest{Name: *name, TTLSeconds: int(ttl.Seconds())}, &out); err != nil {
+		var out ownerapi.CodeResponse
+		if err := cl.do(ctx, "POST", "/devices/codes", ownerapi.CodeRequest{Name: *name, TTLSeconds: int(ttl.Seconds())}, &out); err != nil {
 			return err
 		}
 		label := ""
@@ -71,7 +76,7 @@ func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(pos) != 0 {
 			return &exitError{code: 2, err: errors.New("devices list takes no arguments")}
 		}
-		var out devicesResponse
+		var out ownerapi.DevicesResponse
 		if err := cl.do(ctx, "GET", "/devices", nil, &out); err != nil {
 			return err
 		}
@@ -93,7 +98,7 @@ func runDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(pos) != 1 {
 			return &exitError{code: 2, err: errors.New("usage: silas devices revoke <id> (see `silas devices list`)")}
 		}
-		var out deviceResponse
+		var out ownerapi.DeviceResponse
 		if err := cl.do(ctx, "POST", "/devices/"+url.PathEscape(pos[0])+"/revoke", nil, &out); err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/keys"
 )
@@ -135,7 +136,7 @@ func TestDeviceEnrolSignRevoke(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
 	enrol := fmt.Sprintf(`{"code":%q,"public_key":%q}`, strings.ToLower(code), base64.StdEncoding.EncodeToString(pub))
 	var enrolled struct {
-		Device deviceView `json:"device"`
+		Device ownerapi.Device `json:"device"`
 	}
 	pwaJSON(t, addr, "POST", "/devices/enroll", "owner-secret-token", enrol, http.StatusCreated, &enrolled)
 	if enrolled.Device.ID != keys.KeyID(pub) || enrolled.Device.Name != "test phone" || enrolled.Device.Revoked {
@@ -221,7 +222,7 @@ func TestDeviceEndpointsAreOwnerOnly(t *testing.T) {
 			t.Errorf("%s %s as a customer: %d %s", r.method, r.path, status, b)
 		}
 	}
-	var list devicesResponse
+	var list ownerapi.DevicesResponse
 	pwaJSON(t, addr, "GET", "/devices", "owner-secret-token", "", http.StatusOK, &list)
 	if len(list.Devices) != 0 {
 		t.Fatalf("devices after refused calls: %+v", list.Devices)

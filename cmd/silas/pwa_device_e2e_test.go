@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/runtime/keys"
 )
 
@@ -106,7 +107,7 @@ func TestPWADeviceKeySignsUntilRevoked(t *testing.T) {
 	code := enrolCode(t, addr, `{"name":"test browser"}`)
 	p.do("open the Device screen by keyboard", chromedp.Focus(chromedp.CSS("#device-open")), chromedp.KeyEvent(kb.Enter))
 	p.enrolInPage(strings.ToLower(code))
-	var list devicesResponse
+	var list ownerapi.DevicesResponse
 	pwaJSON(t, addr, "GET", "/devices", pwaToken, "", http.StatusOK, &list)
 	if len(list.Devices) != 1 || list.Devices[0].Name != "test browser" || list.Devices[0].Revoked {
 		t.Fatalf("devices after enrolling in the page: %+v", list.Devices)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -29,7 +30,7 @@ func startPWASkills(t *testing.T) (*testDaemon, *pwa, string) {
 // askInstall posts an install or import and returns the request id.
 func askInstall(t *testing.T, addr, path, dir string) string {
 	t.Helper()
-	var out skillRequestView
+	var out ownerapi.SkillRequestView
 	pwaJSON(t, addr, "POST", path, pwaToken, `{"dir":`+js(dir)+`}`, http.StatusAccepted, &out)
 	return out.RequestID
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/keys"
 )
@@ -70,7 +71,7 @@ func TestSecureInputStoresValueOnlyInKeystore(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var pending pendingSecrets
+	var pending ownerapi.PendingSecrets
 	pwaJSON(t, addr, "GET", "/secrets/pending", "owner-secret-token", "", http.StatusOK, &pending)
 	if len(pending.Requests) != 1 || pending.Requests[0].RefID != ref || pending.Requests[0].InputHint != "ntn_" {
 		t.Fatalf("pending: %+v", pending)

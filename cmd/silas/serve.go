@@ -14,6 +14,7 @@ import (
 	"github.com/silas-ai/silas/channels/web"
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/runtime/approval"
 	"github.com/silas-ai/silas/runtime/keys"
 	"github.com/silas-ai/silas/runtime/llm"
@@ -94,8 +95,8 @@ type daemon struct {
 	sandbox backends.Choice // where agent code runs, or why it may not
 	skills  *skillSnapshots // the skills plans may use
 
-	devices *deviceRegistry // active owner device keys
-	secrets *keys.Vault     // secure-input requests and values
+	devices *ownerapi.DeviceRegistry // active owner device keys
+	secrets *keys.Vault              // secure-input requests and values
 }
 
 // startDaemon installs what is missing, recovers journaled work, starts the
@@ -173,7 +174,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 			return err
 		}
 	}
-	if d.devices, err = newDeviceRegistry(ctx, d.in.db, log); err != nil {
+	if d.devices, err = ownerapi.NewDeviceRegistry(ctx, d.in.db, log); err != nil {
 		return err
 	}
 	d.secrets = keys.NewVault(d.in.db, d.in.keystore)
@@ -202,6 +203,11 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	if err != nil {
 		return fmt.Errorf("start actors: %w", err)
 	}
+	extra, err := d.ownerRoutes(cfg, minter)
+	if err != nil {
+		_ = d.sys.Stop(context.Background())
+		return err
+	}
 	w := cfg.Channels.Web
 	d.srv, err = web.New(web.Options{
 		Host: w.Host, Port: w.Port, AuthToken: w.AuthToken, ChatbotEnabled: cfg.Chatbot.Enabled,
@@ -215,7 +221,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		TrustedProxies: w.TrustedProxies, AllowedHosts: w.AllowedHosts,
 		Gateway: readyGateway{d.sys.Gateway(), newReadiness(cfg, d.in.db, d.sys, log)}, Metrics: reg, Logger: log, Pprof: o.pprof,
 		Static: web.Static(),
-		Extra:  d.routes(cfg, minter),
+		Extra:  extra,
 	})
 	if err == nil {
 		err = d.srv.Listen()

@@ -18,7 +18,6 @@ import (
 // skills, an attempt choosing what to mount. The SkillInstaller publishes
 // a new one after every install and removal.
 type skillSnapshots struct {
-	dir string
 	cur atomic.Pointer[skills.Snapshot]
 }
 
@@ -33,7 +32,7 @@ func newSkillSnapshots(ctx context.Context, dir string, db *persistence.DB, log 
 	if err != nil {
 		return nil, err
 	}
-	s := &skillSnapshots{dir: dir}
+	s := &skillSnapshots{}
 	s.cur.Store(snap)
 	return s, nil
 }

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/skills"
 )
 
@@ -91,19 +92,19 @@ func runSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 	switch sub {
 	case "list":
-		var r skillsResponse
+		var r ownerapi.SkillsResponse
 		if err := cl.call(ctx, "GET", "/skills", nil, &r, out); err != nil {
 			return err
 		}
 		return out.list(r)
 	case "show":
-		var r skillDetail
+		var r ownerapi.SkillDetail
 		if err := cl.call(ctx, "GET", "/skills/"+url.PathEscape(arg), nil, &r, out); err != nil {
 			return err
 		}
 		return out.show(r)
 	case "remove":
-		var r skillRemoved
+		var r ownerapi.SkillRemoved
 		if err := cl.call(ctx, "DELETE", "/skills/"+url.PathEscape(arg), nil, &r, out); err != nil {
 			return err
 		}
@@ -117,11 +118,11 @@ func runSkills(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("skill directory %q: %w", arg, err)
 		}
 	}
-	var r skillRequestView
+	var r ownerapi.SkillRequestView
 	if sub == "install" {
-		err = cl.call(ctx, "POST", "/skills/install", skillInstallBody{Dir: dir}, &r, out)
+		err = cl.call(ctx, "POST", "/skills/install", ownerapi.SkillInstallBody{Dir: dir}, &r, out)
 	} else {
-		err = cl.call(ctx, "POST", "/skills/import", skillImportBody{Dir: dir, Format: *format, Name: *name}, &r, out)
+		err = cl.call(ctx, "POST", "/skills/import", ownerapi.SkillImportBody{Dir: dir, Format: *format, Name: *name}, &r, out)
 	}
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func (c *daemonClient) call(ctx context.Context, method, path string, in, v any,
 		out.raw(b)
 	}
 	if status >= 300 {
-		var r skillRefusal
+		var r ownerapi.SkillRefusal
 		if json.Unmarshal(b, &r) != nil || r.Message == "" {
 			return fmt.Errorf("%s %s: HTTP %d", method, path, status)
 		}
@@ -176,7 +177,7 @@ func (o *skillsOut) line(s string) error {
 	return nil
 }
 
-func (o *skillsOut) list(r skillsResponse) error {
+func (o *skillsOut) list(r ownerapi.SkillsResponse) error {
 	if o.json {
 		return nil
 	}
@@ -206,7 +207,7 @@ func (o *skillsOut) list(r skillsResponse) error {
 	return nil
 }
 
-func (o *skillsOut) show(d skillDetail) error {
+func (o *skillsOut) show(d ownerapi.SkillDetail) error {
 	if o.json {
 		return nil
 	}
@@ -243,7 +244,7 @@ func (o *skillsOut) show(d skillDetail) error {
 	return nil
 }
 
-func (o *skillsOut) requested(r skillRequestView) error {
+func (o *skillsOut) requested(r ownerapi.SkillRequestView) error {
 	if o.json {
 		return nil
 	}

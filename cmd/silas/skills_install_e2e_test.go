@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/silas-ai/silas/bench/mockllm"
+	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/persistence"
 )
 
@@ -178,17 +179,17 @@ func (e *skillEnv) waitAudit(t *testing.T, event, key, value string) map[string]
 }
 
 // listSkills returns GET /skills.
-func (e *skillEnv) listSkills(t *testing.T) skillsResponse {
+func (e *skillEnv) listSkills(t *testing.T) ownerapi.SkillsResponse {
 	t.Helper()
-	var r skillsResponse
+	var r ownerapi.SkillsResponse
 	pwaJSON(t, e.addr, "GET", "/skills", "owner-secret-token", "", http.StatusOK, &r)
 	return r
 }
 
-func findSkill(r skillsResponse, name string) (skillView, bool) {
-	i := slices.IndexFunc(r.Skills, func(v skillView) bool { return v.Name == name })
+func findSkill(r ownerapi.SkillsResponse, name string) (ownerapi.SkillView, bool) {
+	i := slices.IndexFunc(r.Skills, func(v ownerapi.SkillView) bool { return v.Name == name })
 	if i < 0 {
-		return skillView{}, false
+		return ownerapi.SkillView{}, false
 	}
 	return r.Skills[i], true
 }

@@ -1,4 +1,4 @@
-package main
+package ownerapi
 
 import (
 	"errors"
@@ -13,27 +13,26 @@ import (
 	"github.com/silas-ai/silas/skills/connection"
 )
 
-// connectionsAPI serves the owner's connection endpoints
-// (docs/owner-api.md "Connections"); `silas connections` calls them.
-type connectionsAPI struct {
-	sys *actors.System
-}
-
 // maxConnectionBody bounds a proposal: settings are a few endpoints.
 const maxConnectionBody = 16 << 10
 
-func (a *connectionsAPI) routes() map[string]fasthttp.RequestHandler {
+// connectionRoutes serve the owner's connection endpoints
+// (docs/owner-api.md "Connections"); `silas connections` calls them.
+func (a *API) connectionRoutes() map[string]fasthttp.RequestHandler {
 	return map[string]fasthttp.RequestHandler{
-		"GET /connections":     a.list,
-		"GET /connections/":    a.show,
-		"POST /connections":    a.propose,
-		"POST /connections/":   a.check,
-		"DELETE /connections/": a.remove,
+		"GET /connections":     a.listConnections,
+		"GET /connections/":    a.showConnection,
+		"POST /connections":    a.proposeConnection,
+		"POST /connections/":   a.checkConnection,
+		"DELETE /connections/": a.removeConnection,
 	}
 }
 
+// Bodies of the connection endpoints; `silas connections` sends and
+// decodes the same types.
 type (
-	connectionBody struct {
+	// ConnectionBody is the body of POST /connections: a proposal.
+	ConnectionBody struct {
 		Skill        string                          `json:"skill"`
 		Name         string                          `json:"name"`
 		Domain       string                          `json:"domain"`
@@ -41,33 +40,34 @@ type (
 		IdentityHint map[string]any                  `json:"identity_hint"`
 		Permissions  []messages.ConnectionPermission `json:"permissions"`
 	}
-	connectionsResponse struct {
+	// ConnectionsResponse answers GET /connections.
+	ConnectionsResponse struct {
 		Connections []messages.ConnectionSummary `json:"connections"`
 	}
 )
 
-func (a *connectionsAPI) list(ctx *fasthttp.RequestCtx) {
+func (a *API) listConnections(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/connections" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	all, err := a.sys.Connections(c)
+	all, err := a.d.Actors.Connections(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, connectionsResponse{Connections: all})
+	writeJSON(ctx, fasthttp.StatusOK, ConnectionsResponse{Connections: all})
 }
 
-func (a *connectionsAPI) show(ctx *fasthttp.RequestCtx) {
+func (a *API) showConnection(ctx *fasthttp.RequestCtx) {
 	id := strings.TrimPrefix(string(ctx.Path()), "/connections/")
 	c, cancel := reqContext()
 	defer cancel()
-	all, err := a.sys.Connections(c)
+	all, err := a.d.Actors.Connections(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	for _, s := range all {
@@ -76,21 +76,21 @@ func (a *connectionsAPI) show(ctx *fasthttp.RequestCtx) {
 			return
 		}
 	}
-	writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, fmt.Sprintf("no connection %q; `silas connections list` shows them", id))
+	WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, fmt.Sprintf("no connection %q; `silas connections list` shows them", id))
 }
 
-func (a *connectionsAPI) propose(ctx *fasthttp.RequestCtx) {
-	var body connectionBody
+func (a *API) proposeConnection(ctx *fasthttp.RequestCtx) {
+	var body ConnectionBody
 	if err := decodeOwnerBody(ctx, &body, maxConnectionBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	if strings.TrimSpace(body.Skill) == "" {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, `name the connection skill: {"skill":"oauth-device","settings":{...}}`)
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, `name the connection skill: {"skill":"oauth-device","settings":{...}}`)
 		return
 	}
 	if k := secretSetting(body.Settings); k != "" {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf(
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf(
 			"settings.%s looks like a secret; settings are stored and shown in plain text. Leave it out: the setup asks for secrets through the secure form", k))
 		return
 	}
@@ -98,53 +98,53 @@ func (a *connectionsAPI) propose(ctx *fasthttp.RequestCtx) {
 		switch p {
 		case messages.PermissionObserve, messages.PermissionDraft, messages.PermissionAct, messages.PermissionManage:
 		default:
-			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("permission %q: use observe, draft, act or manage", p))
+			WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("permission %q: use observe, draft, act or manage", p))
 			return
 		}
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	sum, err := a.sys.ProposeConnection(c, actors.ProposeConnection{Skill: body.Skill, Name: body.Name, Domain: body.Domain,
+	sum, err := a.d.Actors.ProposeConnection(c, actors.ProposeConnection{Skill: body.Skill, Name: body.Name, Domain: body.Domain,
 		Settings: body.Settings, IdentityHint: body.IdentityHint, Permissions: body.Permissions})
 	if err != nil {
 		status := fasthttp.StatusInternalServerError
 		if errors.Is(err, actors.ErrNotConnectionSkill) || errors.Is(err, messages.ErrInvalidConnection) {
 			status = fasthttp.StatusBadRequest
 		}
-		writeJSONError(ctx, status, codeFor(status), err.Error())
+		WriteError(ctx, status, codeFor(status), err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusAccepted, sum)
 }
 
-// check serves POST /connections/{id}/check.
-func (a *connectionsAPI) check(ctx *fasthttp.RequestCtx) {
+// checkConnection serves POST /connections/{id}/check.
+func (a *API) checkConnection(ctx *fasthttp.RequestCtx) {
 	id, ok := strings.CutSuffix(strings.TrimPrefix(string(ctx.Path()), "/connections/"), "/check")
 	if !ok {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; POST /connections/{id}/check runs a health check")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; POST /connections/{id}/check runs a health check")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	a.answer(ctx, func() (messages.ConnectionSummary, error) { return a.sys.CheckConnection(c, id) })
+	a.answerConnection(ctx, func() (messages.ConnectionSummary, error) { return a.d.Actors.CheckConnection(c, id) })
 }
 
-func (a *connectionsAPI) remove(ctx *fasthttp.RequestCtx) {
+func (a *API) removeConnection(ctx *fasthttp.RequestCtx) {
 	id := strings.TrimPrefix(string(ctx.Path()), "/connections/")
 	c, cancel := reqContext()
 	defer cancel()
-	a.answer(ctx, func() (messages.ConnectionSummary, error) { return a.sys.RemoveConnection(c, id) })
+	a.answerConnection(ctx, func() (messages.ConnectionSummary, error) { return a.d.Actors.RemoveConnection(c, id) })
 }
 
-func (a *connectionsAPI) answer(ctx *fasthttp.RequestCtx, call func() (messages.ConnectionSummary, error)) {
+func (a *API) answerConnection(ctx *fasthttp.RequestCtx, call func() (messages.ConnectionSummary, error)) {
 	sum, err := call()
 	switch {
 	case errors.Is(err, actors.ErrNoSuchConnection):
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, err.Error())
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, err.Error())
 	case errors.Is(err, actors.ErrConnectionBusy):
-		writeJSONError(ctx, fasthttp.StatusConflict, codeConflict, err.Error())
+		WriteError(ctx, fasthttp.StatusConflict, codeConflict, err.Error())
 	case err != nil:
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 	default:
 		writeJSON(ctx, fasthttp.StatusOK, sum)
 	}

@@ -1,4 +1,4 @@
-package main
+package ownerapi
 
 import (
 	"context"
@@ -17,8 +17,10 @@ import (
 // telemetry). The caps keep a buggy or hostile client from bloating the
 // audit chain.
 const (
-	maxUXBody       = 16 << 10
-	maxUXMetrics    = 50
+	// MaxUXBody is the largest POST /ux/metrics body, in bytes.
+	MaxUXBody = 16 << 10
+	// MaxUXMetrics is the most metrics one POST /ux/metrics carries.
+	MaxUXMetrics    = 50
 	maxDecisionMS   = 3_600_000
 	maxTaps         = 1000
 	maxUXRequestID  = 128
@@ -47,8 +49,9 @@ var uxCardTypes = map[string]bool{
 
 var uxRiskLevels = map[string]bool{"low": true, "medium": true, "high": true, "irreversible": true}
 
-// uxMetric is one measurement from the PWA.
-type uxMetric struct {
+// UXMetric is one measurement from the PWA, as POST /ux/metrics takes it
+// and its ux_metric audit entry stores it.
+type UXMetric struct {
 	Metric    string   `json:"metric"`
 	CardType  string   `json:"card_type,omitempty"`
 	RequestID string   `json:"request_id,omitempty"`
@@ -59,11 +62,11 @@ type uxMetric struct {
 }
 
 type uxRequest struct {
-	Metrics []uxMetric `json:"metrics"`
+	Metrics []UXMetric `json:"metrics"`
 }
 
 // validate checks m and fills its default value.
-func (m *uxMetric) validate() error {
+func (m *UXMetric) validate() error {
 	limit, ok := uxValueMax[m.Metric]
 	switch {
 	case !ok:
@@ -112,44 +115,44 @@ func verdictOK(s string) bool {
 	return true
 }
 
-func (p *pwaAPI) uxRoutes() map[string]fasthttp.RequestHandler {
-	return map[string]fasthttp.RequestHandler{"POST /ux/metrics": p.recordUX, "GET /ux/metrics": p.summariseUX}
+func (a *API) uxRoutes() map[string]fasthttp.RequestHandler {
+	return map[string]fasthttp.RequestHandler{"POST /ux/metrics": a.recordUX, "GET /ux/metrics": a.summariseUX}
 }
 
 // recordUX serves POST /ux/metrics: every metric of the request becomes one
 // ux_metric audit entry, all or none.
-func (p *pwaAPI) recordUX(ctx *fasthttp.RequestCtx) {
+func (a *API) recordUX(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/ux/metrics" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var req uxRequest
-	if err := decodeOwnerBody(ctx, &req, maxUXBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
+	if err := decodeOwnerBody(ctx, &req, MaxUXBody, false); err != nil {
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
-	if n := len(req.Metrics); n == 0 || n > maxUXMetrics {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("send 1 to %d metrics, got %d", maxUXMetrics, n))
+	if n := len(req.Metrics); n == 0 || n > MaxUXMetrics {
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("send 1 to %d metrics, got %d", MaxUXMetrics, n))
 		return
 	}
 	entries := make([]persistence.AuditEntry, len(req.Metrics))
 	for i := range req.Metrics {
 		m := &req.Metrics[i]
 		if err := m.validate(); err != nil {
-			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("metrics[%d]: %v", i, err))
+			WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("metrics[%d]: %v", i, err))
 			return
 		}
 		b, err := json.Marshal(m)
 		if err != nil {
-			writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+			WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 			return
 		}
-		entries[i] = persistence.AuditEntry{Event: "ux_metric", Scope: p.ownerID, Data: b}
+		entries[i] = persistence.AuditEntry{Event: "ux_metric", Scope: a.d.OwnerID, Data: b}
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	if _, err := p.db.Audit().Append(c, entries...); err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+	if _, err := a.d.DB.Audit().Append(c, entries...); err != nil {
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, map[string]int{"recorded": len(entries)})
@@ -162,51 +165,51 @@ const (
 	maxUXScan       = 100_000
 )
 
-// uxStat is a count and a median.
-type uxStat struct {
+// UXStat is a count and a median.
+type UXStat struct {
 	Count  int     `json:"count"`
 	Median float64 `json:"median"`
 }
 
-// uxSummary answers GET /ux/metrics: the 0.5.6 metrics over a window.
-type uxSummary struct {
+// UXSummary answers GET /ux/metrics: the 0.5.6 metrics over a window.
+type UXSummary struct {
 	Since time.Time `json:"since"`
 	// Complete is false when the scan bound was reached before since.
 	Complete bool `json:"complete"`
 	// DecisionTimeMS is per risk level ("" is not reported) and "all".
-	DecisionTimeMS map[string]uxStat `json:"decision_time_ms"`
-	Taps           uxStat            `json:"taps"`
+	DecisionTimeMS map[string]UXStat `json:"decision_time_ms"`
+	Taps           UXStat            `json:"taps"`
 	// Events counts decline, undo, correction, approval_fatigue, freetext.
 	Events map[string]float64 `json:"events"`
 }
 
-func (p *pwaAPI) summariseUX(ctx *fasthttp.RequestCtx) {
+func (a *API) summariseUX(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/ux/metrics" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	since := time.Now().Add(-defaultUXWindow).UTC()
 	if v := ctx.QueryArgs().Peek("since"); len(v) > 0 {
 		t, err := time.Parse(time.RFC3339Nano, string(v))
 		if err != nil {
-			writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("since must be RFC 3339 like 2026-01-02T03:04:05Z, got %q", v))
+			WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, fmt.Sprintf("since must be RFC 3339 like 2026-01-02T03:04:05Z, got %q", v))
 			return
 		}
 		since = t
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	sum, err := p.uxSummary(c, since)
+	sum, err := a.uxSummary(c, since)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	writeJSON(ctx, fasthttp.StatusOK, sum)
 }
 
-func (p *pwaAPI) uxSummary(ctx context.Context, since time.Time) (uxSummary, error) {
-	out := uxSummary{Since: since, Complete: true, DecisionTimeMS: map[string]uxStat{}, Events: map[string]float64{}}
-	head, _, err := p.db.Audit().Head(ctx)
+func (a *API) uxSummary(ctx context.Context, since time.Time) (UXSummary, error) {
+	out := UXSummary{Since: since, Complete: true, DecisionTimeMS: map[string]UXStat{}, Events: map[string]float64{}}
+	head, _, err := a.d.DB.Audit().Head(ctx)
 	if err != nil {
 		return out, err
 	}
@@ -223,7 +226,7 @@ walk:
 		if cursor > activityChunk {
 			from = cursor - activityChunk
 		}
-		entries, err := p.db.Audit().Range(ctx, from, int(cursor-from))
+		entries, err := a.d.DB.Audit().Range(ctx, from, int(cursor-from))
 		if err != nil {
 			return out, err
 		}
@@ -236,7 +239,7 @@ walk:
 			if e.Event != "ux_metric" {
 				continue
 			}
-			var m uxMetric
+			var m UXMetric
 			if json.Unmarshal(e.Data, &m) != nil || m.Value == nil {
 				continue
 			}
@@ -261,9 +264,9 @@ walk:
 	return out, nil
 }
 
-func stat(v []float64) uxStat {
+func stat(v []float64) UXStat {
 	if len(v) == 0 {
-		return uxStat{}
+		return UXStat{}
 	}
 	slices.Sort(v)
 	mid := len(v) / 2
@@ -271,5 +274,5 @@ func stat(v []float64) uxStat {
 	if len(v)%2 == 0 {
 		med = (v[mid-1] + v[mid]) / 2
 	}
-	return uxStat{Count: len(v), Median: med}
+	return UXStat{Count: len(v), Median: med}
 }

@@ -1,4 +1,4 @@
-package main
+package ownerapi
 
 import (
 	"context"
@@ -19,10 +19,6 @@ import (
 	"github.com/silas-ai/silas/skills/bundled"
 )
 
-// codeValidationFailed answers 422: the skill failed the deterministic
-// checks of spec 10.4 and no card went out.
-const codeValidationFailed messages.Code = "validation_failed"
-
 // Limits of the skill endpoints.
 const (
 	maxSkillBody = 8 << 10
@@ -31,38 +27,35 @@ const (
 	skillCallTimeout = 90 * time.Second
 )
 
-// skillsAPI serves the owner's skill endpoints (`silas skills`): list,
+// skillRoutes serve the owner's skill endpoints (`silas skills`): list,
 // show, install, import and remove, on the running daemon, which owns the
 // database and the SkillInstaller.
-type skillsAPI struct {
-	sys   *actors.System
-	db    *persistence.DB
-	snaps *skillSnapshots
-}
-
-func (a *skillsAPI) routes() map[string]fasthttp.RequestHandler {
+func (a *API) skillRoutes() map[string]fasthttp.RequestHandler {
 	return map[string]fasthttp.RequestHandler{
-		"GET /skills":          a.list,
-		"GET /skills/":         a.show,
-		"POST /skills/install": a.install,
+		"GET /skills":          a.listSkills,
+		"GET /skills/":         a.showSkill,
+		"POST /skills/install": a.installSkill,
 		"POST /skills/import":  a.importSkill,
-		"DELETE /skills/":      a.remove,
+		"DELETE /skills/":      a.removeSkill,
 	}
 }
 
-// Bodies of the skill endpoints (docs/owner-api.md "Skills").
+// Bodies of the skill endpoints (docs/owner-api.md "Skills"); `silas
+// skills` sends and decodes the same types.
 type (
-	skillInstallBody struct {
+	// SkillInstallBody is the body of POST /skills/install.
+	SkillInstallBody struct {
 		Dir string `json:"dir"`
 	}
-	skillImportBody struct {
+	// SkillImportBody is the body of POST /skills/import.
+	SkillImportBody struct {
 		Dir    string `json:"dir"`
 		Format string `json:"format"`
 		Name   string `json:"name"`
 	}
-	// skillRequestView is an install request whose card went out, or a
+	// SkillRequestView is an install request whose card went out, or a
 	// refused one (then Error holds the web error fields).
-	skillRequestView struct {
+	SkillRequestView struct {
 		RequestID            string                       `json:"request_id,omitempty"`
 		Skill                string                       `json:"skill"`
 		Hash                 string                       `json:"hash,omitempty"`
@@ -71,13 +64,15 @@ type (
 		ValidationReport     *skills.ValidationReport     `json:"validation_report,omitempty"`
 		TransformationReport *skills.TransformationReport `json:"transformation_report,omitempty"`
 	}
-	skillRefusal struct {
+	// SkillRefusal is why no card went out (or a skill was not removed),
+	// with the reports when there are any.
+	SkillRefusal struct {
 		messages.ErrorEvent
 		ValidationReport     *skills.ValidationReport     `json:"validation_report,omitempty"`
 		TransformationReport *skills.TransformationReport `json:"transformation_report,omitempty"`
 	}
-	// skillView is one skill as `silas skills list` shows it.
-	skillView struct {
+	// SkillView is one skill as `silas skills list` shows it.
+	SkillView struct {
 		Name        string `json:"name"`
 		Version     string `json:"version"`
 		Description string `json:"description"`
@@ -98,40 +93,45 @@ type (
 		ApprovalTokenID string     `json:"approval_token_id,omitempty"`
 		Scripts         []string   `json:"scripts"`
 	}
-	skillsResponse struct {
-		Skills   []skillView                  `json:"skills"`
-		Problems []skillProblemView           `json:"problems"`
-		Pending  []skillPendingView           `json:"pending"`
+	// SkillsResponse answers GET /skills.
+	SkillsResponse struct {
+		Skills   []SkillView                  `json:"skills"`
+		Problems []SkillProblemView           `json:"problems"`
+		Pending  []SkillPendingView           `json:"pending"`
 		Recent   []actors.SkillInstallOutcome `json:"recent"`
 	}
-	skillProblemView struct {
+	// SkillProblemView is a skill that does not load.
+	SkillProblemView struct {
 		Name   string `json:"name"`
 		Origin string `json:"origin"`
 		Dir    string `json:"dir,omitempty"`
 		Error  string `json:"error"`
 	}
-	skillPendingView struct {
+	// SkillPendingView is an install card waiting for the owner.
+	SkillPendingView struct {
 		RequestID string    `json:"request_id"`
 		Skill     string    `json:"skill"`
 		Hash      string    `json:"hash"`
 		Origin    string    `json:"origin"`
 		ExpiresAt time.Time `json:"expires_at"`
 	}
-	// skillDetail is `silas skills show`: the view, the instructions, the
+	// SkillDetail is `silas skills show`: the view, the instructions, the
 	// files and the scripts with their argument schemas.
-	skillDetail struct {
-		skillView
+	SkillDetail struct {
+		SkillView
 		Requirements skills.Requirements `json:"requirements"`
 		Instructions string              `json:"instructions"`
-		Files        []skillFileView     `json:"files"`
+		Files        []SkillFileView     `json:"files"`
 		ScriptArgs   []skills.Script     `json:"script_args"`
 	}
-	skillFileView struct {
+	// SkillFileView is one file of a skill and its hash.
+	SkillFileView struct {
 		Path   string `json:"path"`
 		SHA256 string `json:"sha256"`
 		Size   int64  `json:"size"`
 	}
-	skillRemoved struct {
+	// SkillRemoved answers DELETE /skills/{name}.
+	SkillRemoved struct {
 		Removed string `json:"removed"`
 		Hash    string `json:"hash,omitempty"`
 		Message string `json:"message"`
@@ -158,65 +158,65 @@ func refuseSkill(ctx *fasthttp.RequestCtx, err error, a *actors.SkillInstallAnsw
 	case strings.Contains(err.Error(), "is not a directory"):
 		status, code = fasthttp.StatusBadRequest, messages.CodeBadRequest
 	}
-	r := skillRefusal{ErrorEvent: messages.ErrorEvent{Type: "error", Code: code, Message: err.Error()}}
+	r := SkillRefusal{ErrorEvent: messages.ErrorEvent{Type: "error", Code: code, Message: err.Error()}}
 	if a != nil {
 		r.ValidationReport, r.TransformationReport = a.Report, a.Transformation
 	}
 	writeJSON(ctx, status, r)
 }
 
-func (a *skillsAPI) install(ctx *fasthttp.RequestCtx) {
+func (a *API) installSkill(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/skills/install" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
-	var body skillInstallBody
+	var body SkillInstallBody
 	if err := decodeOwnerBody(ctx, &body, maxSkillBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
-	a.request(ctx, actors.InstallSkill{Dir: body.Dir, Origin: actors.SkillOriginLocal})
+	a.requestSkill(ctx, actors.InstallSkill{Dir: body.Dir, Origin: actors.SkillOriginLocal})
 }
 
-func (a *skillsAPI) importSkill(ctx *fasthttp.RequestCtx) {
+func (a *API) importSkill(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/skills/import" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
-	var body skillImportBody
+	var body SkillImportBody
 	if err := decodeOwnerBody(ctx, &body, maxSkillBody, false); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	switch f := skills.Format(body.Format); f {
 	case "", skills.FormatSilas, skills.FormatOpenAI, skills.FormatClaude, skills.FormatOpenClaw:
 	default:
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest,
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest,
 			fmt.Sprintf("format %q: want silas, openai, claude or openclaw, or leave it out to detect it", body.Format))
 		return
 	}
-	a.request(ctx, actors.InstallSkill{Dir: body.Dir, Import: true, FormatHint: skills.Format(body.Format), Name: body.Name})
+	a.requestSkill(ctx, actors.InstallSkill{Dir: body.Dir, Import: true, FormatHint: skills.Format(body.Format), Name: body.Name})
 }
 
-// request hands an install or import to the SkillInstaller and answers
+// requestSkill hands an install or import to the SkillInstaller and answers
 // with the card's request id (202) or why no card went out.
-func (a *skillsAPI) request(ctx *fasthttp.RequestCtx, req actors.InstallSkill) {
+func (a *API) requestSkill(ctx *fasthttp.RequestCtx, req actors.InstallSkill) {
 	remote := strings.Contains(req.Dir, "://") || (strings.Contains(req.Dir, "@") && strings.Contains(req.Dir, ":"))
 	switch {
 	case strings.TrimSpace(req.Dir) == "":
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, `give the skill's directory: {"dir":"/path/to/skill"}`)
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, `give the skill's directory: {"dir":"/path/to/skill"}`)
 		return
 	case remote && !req.Import:
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, skills.ErrRemoteSource.Error())
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, skills.ErrRemoteSource.Error())
 		return
 	case !remote && !filepath.IsAbs(req.Dir):
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest,
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest,
 			fmt.Sprintf("dir %q is relative; give an absolute path (the daemon does not share your working directory)", req.Dir))
 		return
 	}
 	c, cancel := context.WithTimeout(context.Background(), skillCallTimeout)
 	defer cancel()
-	ans, err := a.sys.InstallSkill(c, req)
+	ans, err := a.d.Actors.InstallSkill(c, req)
 	if err == nil {
 		err = ans.Err
 	}
@@ -225,7 +225,7 @@ func (a *skillsAPI) request(ctx *fasthttp.RequestCtx, req actors.InstallSkill) {
 		return
 	}
 	exp := ans.ExpiresAt
-	writeJSON(ctx, fasthttp.StatusAccepted, skillRequestView{
+	writeJSON(ctx, fasthttp.StatusAccepted, SkillRequestView{
 		RequestID: ans.RequestID, Skill: ans.Name, Hash: ans.Hash, ExpiresAt: &exp,
 		Message: fmt.Sprintf("skill %s passed validation; approve or decline its card in the Silas app (Review) or in `silas chat` before %s (request %s)",
 			ans.Name, exp.Local().Format(time.DateTime), ans.RequestID),
@@ -233,15 +233,15 @@ func (a *skillsAPI) request(ctx *fasthttp.RequestCtx, req actors.InstallSkill) {
 	})
 }
 
-func (a *skillsAPI) remove(ctx *fasthttp.RequestCtx) {
+func (a *API) removeSkill(ctx *fasthttp.RequestCtx) {
 	name := strings.TrimPrefix(string(ctx.Path()), "/skills/")
 	if name == "" || strings.Contains(name, "/") {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; remove a skill with DELETE /skills/{name}")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; remove a skill with DELETE /skills/{name}")
 		return
 	}
 	c, cancel := context.WithTimeout(context.Background(), skillCallTimeout)
 	defer cancel()
-	ans, err := a.sys.RemoveSkill(c, name)
+	ans, err := a.d.Actors.RemoveSkill(c, name)
 	if err == nil {
 		err = ans.Err
 	}
@@ -249,65 +249,65 @@ func (a *skillsAPI) remove(ctx *fasthttp.RequestCtx) {
 		refuseSkill(ctx, err, nil)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, skillRemoved{Removed: name, Hash: ans.Hash,
+	writeJSON(ctx, fasthttp.StatusOK, SkillRemoved{Removed: name, Hash: ans.Hash,
 		Message: fmt.Sprintf("skill %s is uninstalled and its files are deleted; work items using it end blocked", name)})
 }
 
-func (a *skillsAPI) list(ctx *fasthttp.RequestCtx) {
+func (a *API) listSkills(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/skills" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	views, probs, _, err := a.views(c)
+	views, probs, _, err := a.skillViews(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	out := skillsResponse{Skills: views, Problems: probs, Pending: []skillPendingView{}, Recent: []actors.SkillInstallOutcome{}}
-	if pending, recent, err := a.sys.SkillRequests(c); err == nil {
+	out := SkillsResponse{Skills: views, Problems: probs, Pending: []SkillPendingView{}, Recent: []actors.SkillInstallOutcome{}}
+	if pending, recent, err := a.d.Actors.SkillRequests(c); err == nil {
 		for _, p := range pending {
-			out.Pending = append(out.Pending, skillPendingView{RequestID: p.RequestID, Skill: p.Skill.Name, Hash: p.Skill.Hash, Origin: p.Skill.Origin, ExpiresAt: p.ExpiresAt})
+			out.Pending = append(out.Pending, SkillPendingView{RequestID: p.RequestID, Skill: p.Skill.Name, Hash: p.Skill.Hash, Origin: p.Skill.Origin, ExpiresAt: p.ExpiresAt})
 		}
 		out.Recent = append(out.Recent, recent...)
 	}
 	writeJSON(ctx, fasthttp.StatusOK, out)
 }
 
-func (a *skillsAPI) show(ctx *fasthttp.RequestCtx) {
+func (a *API) showSkill(ctx *fasthttp.RequestCtx) {
 	name := strings.TrimPrefix(string(ctx.Path()), "/skills/")
 	if name == "" || strings.Contains(name, "/") {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; show a skill with GET /skills/{name}")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint; show a skill with GET /skills/{name}")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	views, _, cat, err := a.views(c)
+	views, _, cat, err := a.skillViews(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	i := slices.IndexFunc(views, func(v skillView) bool { return v.Name == name })
+	i := slices.IndexFunc(views, func(v SkillView) bool { return v.Name == name })
 	if i < 0 {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, fmt.Sprintf("no skill %q: list them with `silas skills list`", name))
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, fmt.Sprintf("no skill %q: list them with `silas skills list`", name))
 		return
 	}
-	d := skillDetail{skillView: views[i], Files: []skillFileView{}, ScriptArgs: []skills.Script{}}
+	d := SkillDetail{SkillView: views[i], Files: []SkillFileView{}, ScriptArgs: []skills.Script{}}
 	if e, ok := cat.Get(name); ok {
 		sk := e.Skill
 		d.Requirements, d.Instructions, d.ScriptArgs = sk.Requirements, sk.Body, sk.Scripts()
 		for _, f := range sk.Files() {
-			d.Files = append(d.Files, skillFileView{Path: f.Path, SHA256: f.SHA256, Size: f.Size})
+			d.Files = append(d.Files, SkillFileView{Path: f.Path, SHA256: f.SHA256, Size: f.Size})
 		}
 	}
 	writeJSON(ctx, fasthttp.StatusOK, d)
 }
 
-// views lists the catalog's skills and the install records without a
+// skillViews lists the catalog's skills and the install records without a
 // loadable skill, each local one checked against its record on disk now.
-func (a *skillsAPI) views(ctx context.Context) ([]skillView, []skillProblemView, *skills.Catalog, error) {
-	recs, err := a.db.Skills().List(ctx)
+func (a *API) skillViews(ctx context.Context) ([]SkillView, []SkillProblemView, *skills.Catalog, error) {
+	recs, err := a.d.DB.Skills().List(ctx)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read the installed skills: %w", err)
 	}
@@ -317,13 +317,13 @@ func (a *skillsAPI) views(ctx context.Context) ([]skillView, []skillProblemView,
 	}
 	// skills_dir as it is now, not as the last snapshot saw it: a skill the
 	// owner just wrote shows as not installed.
-	cat, loadProbs := skills.Load(a.snaps.dirOf(), bundled.FS())
-	out := []skillView{}
+	cat, loadProbs := skills.Load(a.d.SkillsDir, bundled.FS())
+	out := []SkillView{}
 	seen := map[string]bool{}
 	for _, name := range cat.Names() {
 		e, _ := cat.Get(name)
 		sk := e.Skill
-		v := skillView{Name: name, Version: sk.Version, Description: sk.Description, Activation: string(sk.Activation),
+		v := SkillView{Name: name, Version: sk.Version, Description: sk.Description, Activation: string(sk.Activation),
 			Origin: string(e.Origin), Dir: e.Dir, Hash: sk.Hash(), Status: "not_installed", Scripts: []string{}}
 		for _, sc := range sk.Scripts() {
 			v.Scripts = append(v.Scripts, sc.Path)
@@ -332,7 +332,7 @@ func (a *skillsAPI) views(ctx context.Context) ([]skillView, []skillProblemView,
 			seen[name] = true
 			at := r.InstalledAt
 			v.Source, v.InstalledHash, v.InstalledAt, v.ApprovalTokenID, v.Status = string(r.Source), r.Hash, &at, r.ApprovalTokenID, "installed"
-			if err := a.verify(ctx, e, r); err != nil {
+			if err := a.verifySkill(ctx, e, r); err != nil {
 				v.Status, v.Problem = "changed", err.Error()
 			}
 		}
@@ -343,21 +343,21 @@ func (a *skillsAPI) views(ctx context.Context) ([]skillView, []skillProblemView,
 			continue
 		}
 		at := r.InstalledAt
-		out = append(out, skillView{Name: r.Name, Version: r.Version, Hash: r.Hash, Status: "missing", Source: string(r.Source),
+		out = append(out, SkillView{Name: r.Name, Version: r.Version, Hash: r.Hash, Status: "missing", Source: string(r.Source),
 			InstalledHash: r.Hash, InstalledAt: &at, ApprovalTokenID: r.ApprovalTokenID, Scripts: []string{},
 			Problem: "installed, but its files do not load from skills_dir; see the daemon's log, or remove it with `silas skills remove " + r.Name + "`"})
 	}
-	slices.SortFunc(out, func(x, y skillView) int { return strings.Compare(x.Name, y.Name) })
-	probs := []skillProblemView{}
+	slices.SortFunc(out, func(x, y SkillView) int { return strings.Compare(x.Name, y.Name) })
+	probs := []SkillProblemView{}
 	for _, p := range loadProbs {
-		probs = append(probs, skillProblemView{Name: p.Name, Origin: string(p.Origin), Dir: p.Dir, Error: p.Err.Error()})
+		probs = append(probs, SkillProblemView{Name: p.Name, Origin: string(p.Origin), Dir: p.Dir, Error: p.Err.Error()})
 	}
 	return out, probs, cat, nil
 }
 
-// verify checks a skill's files as they are now against its record: a
+// verifySkill checks a skill's files as they are now against its record: a
 // local skill is read from disk again, a bundled one is the binary's.
-func (a *skillsAPI) verify(ctx context.Context, e skills.Entry, r persistence.InstalledSkill) error {
+func (a *API) verifySkill(ctx context.Context, e skills.Entry, r persistence.InstalledSkill) error {
 	if e.Origin != skills.OriginLocal {
 		return r.Check(e.Skill.Manifest())
 	}
@@ -366,15 +366,12 @@ func (a *skillsAPI) verify(ctx context.Context, e skills.Entry, r persistence.In
 		return err
 	}
 	defer func() { _ = root.Close() }()
-	return a.db.Skills().Verify(ctx, r.Name, root.FS())
+	return a.d.DB.Skills().Verify(ctx, r.Name, root.FS())
 }
-
-// dirOf is skills_dir.
-func (s *skillSnapshots) dirOf() string { return s.dir }
 
 // pendingSkillCards are the skill_install cards waiting for the owner, for
 // GET /approvals/pending.
-func pendingSkillCards(ctx context.Context, sys *actors.System) []any {
+func pendingSkillCards(ctx context.Context, sys Actors) []any {
 	pending, _, err := sys.SkillRequests(ctx)
 	out := make([]any, 0, len(pending))
 	if err != nil {

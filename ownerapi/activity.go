@@ -1,4 +1,4 @@
-package main
+package ownerapi
 
 import (
 	"context"
@@ -26,15 +26,8 @@ const (
 	maxActivityScan = 4096
 )
 
-// activityAPI serves the Activity surface (spec 8.2): plain-language
-// entries derived from the audit log, newest first.
-type activityAPI struct {
-	db      *persistence.DB
-	ownerID string
-}
-
-// activityEntry is one line of the owner's timeline.
-type activityEntry struct {
+// ActivityEntry is one line of the owner's timeline.
+type ActivityEntry struct {
 	Seq        uint64    `json:"seq"`
 	Time       time.Time `json:"time"`
 	Event      string    `json:"event"`
@@ -46,21 +39,26 @@ type activityEntry struct {
 	Taint      string    `json:"taint,omitempty"`
 }
 
-type activityPage struct {
-	Entries    []activityEntry `json:"entries"`
+// ActivityPage answers GET /activity: entries newest first, the cursor of
+// the next (older) page, and when the owner last looked.
+type ActivityPage struct {
+	Entries    []ActivityEntry `json:"entries"`
 	NextBefore *uint64         `json:"next_before"`
 	LastVisit  *time.Time      `json:"last_visit"`
 }
 
-type visitResponse struct {
+// VisitResponse answers POST /activity/visit.
+type VisitResponse struct {
 	PreviousVisit *time.Time `json:"previous_visit"`
 	VisitedAt     time.Time  `json:"visited_at"`
 }
 
-func (a *activityAPI) routes() map[string]fasthttp.RequestHandler {
+// activityRoutes serve the Activity surface (spec 8.2): plain-language
+// entries derived from the audit log, newest first.
+func (a *API) activityRoutes() map[string]fasthttp.RequestHandler {
 	return map[string]fasthttp.RequestHandler{
-		"GET /activity":        a.list,
-		"POST /activity/visit": a.visit,
+		"GET /activity":        a.listActivity,
+		"POST /activity/visit": a.recordVisit,
 	}
 }
 
@@ -105,26 +103,26 @@ func parseActivityQuery(args *fasthttp.Args) (activityQuery, error) {
 	return q, nil
 }
 
-func (a *activityAPI) list(ctx *fasthttp.RequestCtx) {
+func (a *API) listActivity(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/activity" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	q, err := parseActivityQuery(ctx.QueryArgs())
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, err.Error())
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
-	page, err := a.page(c, q)
+	page, err := a.activityPage(c, q)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	last, err := a.db.OwnerVisits().Last(c)
+	last, err := a.d.DB.OwnerVisits().Last(c)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	if !last.IsZero() {
@@ -133,11 +131,11 @@ func (a *activityAPI) list(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, fasthttp.StatusOK, page)
 }
 
-// page walks the audit log back from q.before and describes what the
-// owner would want to read.
-func (a *activityAPI) page(ctx context.Context, q activityQuery) (activityPage, error) {
-	page := activityPage{Entries: []activityEntry{}}
-	head, _, err := a.db.Audit().Head(ctx)
+// activityPage walks the audit log back from q.before and describes what
+// the owner would want to read.
+func (a *API) activityPage(ctx context.Context, q activityQuery) (ActivityPage, error) {
+	page := ActivityPage{Entries: []ActivityEntry{}}
+	head, _, err := a.d.DB.Audit().Head(ctx)
 	if err != nil {
 		return page, err
 	}
@@ -155,7 +153,7 @@ func (a *activityAPI) page(ctx context.Context, q activityQuery) (activityPage, 
 		if cursor > activityChunk {
 			from = cursor - activityChunk
 		}
-		entries, err := a.db.Audit().Range(ctx, from, int(cursor-from))
+		entries, err := a.d.DB.Audit().Range(ctx, from, int(cursor-from))
 		if err != nil {
 			return page, err
 		}
@@ -165,7 +163,7 @@ func (a *activityAPI) page(ctx context.Context, q activityQuery) (activityPage, 
 			if !q.since.IsZero() && e.Time.Before(q.since) {
 				return page, nil
 			}
-			if !q.allScope && e.Scope != "" && e.Scope != a.ownerID {
+			if !q.allScope && e.Scope != "" && e.Scope != a.d.OwnerID {
 				continue
 			}
 			item, ok := describe(e)
@@ -186,25 +184,25 @@ func (a *activityAPI) page(ctx context.Context, q activityQuery) (activityPage, 
 	return page, nil
 }
 
-func (a *activityAPI) visit(ctx *fasthttp.RequestCtx) {
+func (a *API) recordVisit(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/activity/visit" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	var empty struct{}
 	if err := decodeOwnerBody(ctx, &empty, 64, true); err != nil {
-		writeJSONError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, "send no body or {}")
+		WriteError(ctx, fasthttp.StatusBadRequest, messages.CodeBadRequest, "send no body or {}")
 		return
 	}
 	c, cancel := reqContext()
 	defer cancel()
 	now := time.Now().UTC()
-	prev, err := a.db.OwnerVisits().Record(c, now)
+	prev, err := a.d.DB.OwnerVisits().Record(c, now)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	resp := visitResponse{VisitedAt: now}
+	resp := VisitResponse{VisitedAt: now}
 	if !prev.IsZero() {
 		resp.PreviousVisit = &prev
 	}
@@ -233,14 +231,14 @@ type activityData struct {
 
 // describe turns an audit entry into a timeline entry, or reports that the
 // entry is not activity (internal bookkeeping, metrics).
-func describe(e persistence.AuditEntry) (activityEntry, bool) {
+func describe(e persistence.AuditEntry) (ActivityEntry, bool) {
 	var d activityData
 	if len(e.Data) > 0 {
 		// Unknown shapes just leave fields empty: the title still reads.
 		_ = json.Unmarshal(e.Data, &d)
 	}
-	out := activityEntry{Seq: e.Seq, Time: e.Time, Event: e.Event, Scope: e.Scope, WorkItemID: d.WorkItemID, Taint: d.Taint}
-	set := func(kind, title, detail string) (activityEntry, bool) {
+	out := ActivityEntry{Seq: e.Seq, Time: e.Time, Event: e.Event, Scope: e.Scope, WorkItemID: d.WorkItemID, Taint: d.Taint}
+	set := func(kind, title, detail string) (ActivityEntry, bool) {
 		out.Kind, out.Title, out.Detail = kind, title, detail
 		return out, true
 	}
@@ -356,4 +354,11 @@ func stageDetail(stage string) string {
 		return ""
 	}
 	return "stopped at " + stage
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,32 +1,26 @@
-package main
+package ownerapi
 
 import (
 	"github.com/valyala/fasthttp"
 
-	"github.com/silas-ai/silas/actors"
 	"github.com/silas-ai/silas/messages"
 )
 
-// approvalsAPI serves GET /approvals/pending: the approval_request events
+// approvalRoutes serve GET /approvals/pending: the approval_request events
 // the owner's scope still waits on (plans, and skill_install cards). The PWA asks after every (re)connect so
 // that a card restored from its storage whose request ended while the app
 // was away (answered elsewhere, timed out, or lost with a restart) shows
 // expired at once instead of failing when answered.
-type approvalsAPI struct {
-	sys     *actors.System
-	ownerID string
+func (a *API) approvalRoutes() map[string]fasthttp.RequestHandler {
+	return map[string]fasthttp.RequestHandler{"GET /approvals/pending": a.pendingApprovals}
 }
 
-func (a *approvalsAPI) routes() map[string]fasthttp.RequestHandler {
-	return map[string]fasthttp.RequestHandler{"GET /approvals/pending": a.pending}
-}
-
-func (a *approvalsAPI) pending(ctx *fasthttp.RequestCtx) {
+func (a *API) pendingApprovals(ctx *fasthttp.RequestCtx) {
 	c, cancel := reqContext()
 	defer cancel()
-	list, err := a.sys.PendingApprovals(c, a.ownerID)
+	list, err := a.d.Actors.PendingApprovals(c, a.d.OwnerID)
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, "read the pending approvals: "+err.Error()+"; try again")
+		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, "read the pending approvals: "+err.Error()+"; try again")
 		return
 	}
 	// Each entry is the event as the WebSocket sends it, expires_at included:
@@ -35,6 +29,6 @@ func (a *approvalsAPI) pending(ctx *fasthttp.RequestCtx) {
 	for _, r := range list {
 		requests = append(requests, r)
 	}
-	requests = append(requests, pendingSkillCards(c, a.sys)...)
+	requests = append(requests, pendingSkillCards(c, a.d.Actors)...)
 	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"requests": requests})
 }

@@ -1,4 +1,4 @@
-package main
+package ownerapi
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ import (
 // timeout (30 s) is for ordinary answers, not a database.
 const backupStreamLimit = time.Hour
 
-func (p *pwaAPI) backupRoutes() map[string]fasthttp.RequestHandler {
-	return map[string]fasthttp.RequestHandler{"GET /backup": p.backup}
+func (a *API) backupRoutes() map[string]fasthttp.RequestHandler {
+	return map[string]fasthttp.RequestHandler{"GET /backup": a.backup}
 }
 
 // backup serves GET /backup (owner only): a consistent copy of the whole
@@ -23,23 +23,23 @@ func (p *pwaAPI) backupRoutes() map[string]fasthttp.RequestHandler {
 // daemon keeps serving. The body is complete only if it ends with the
 // format's end mark and checksum; `silas backup` checks that before it
 // keeps the file. Starting, finishing and failing are audited.
-func (p *pwaAPI) backup(ctx *fasthttp.RequestCtx) {
+func (a *API) backup(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/backup" {
-		writeJSONError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		WriteError(ctx, fasthttp.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	c, cancel := reqContext()
-	err := p.audit(c, "backup_started", map[string]any{"remote_ip": ctx.RemoteIP().String()})
+	err := a.audit(c, "backup_started", map[string]any{"remote_ip": ctx.RemoteIP().String()})
 	cancel()
 	if err != nil {
-		writeJSONError(ctx, fasthttp.StatusServiceUnavailable, messages.CodeUnavailable,
+		WriteError(ctx, fasthttp.StatusServiceUnavailable, messages.CodeUnavailable,
 			"the backup was not started because its audit entry could not be written: "+err.Error())
 		return
 	}
 	_ = ctx.SetWriteDeadline(time.Now().Add(backupStreamLimit))
 	ctx.Response.Header.Set("Content-Disposition", `attachment; filename="silas-`+time.Now().UTC().Format("20060102-150405")+`.backup"`)
 	ctx.SetContentType("application/octet-stream")
-	db, audit := p.db, p.audit
+	db, audit := a.d.DB, a.audit
 	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
 		bc, cancel := context.WithTimeout(context.Background(), backupStreamLimit)
 		defer cancel()
