@@ -49,6 +49,16 @@ type Options struct {
 	Out io.Writer
 	// Err receives errors and notices; nil means os.Stderr.
 	Err io.Writer
+	// Terminal is the terminal behind In, which turns echo off while a
+	// secret is typed; nil means In's own terminal when In is an *os.File
+	// that is one. Without a terminal the CLI reads no secret: a
+	// secure-input card shows the `silas connections secret` command.
+	Terminal Terminal
+	// SecretsURL is the daemon's HTTP base URL, where a typed secret is
+	// posted (POST /secrets/{ref_id}, the app's secure form); empty
+	// derives it from URL (http for ws, https for wss, without the final
+	// /ws). Plain http is used only to a loopback address.
+	SecretsURL string
 }
 
 // Run connects to silas and chats until the input ends and the last answer
@@ -75,6 +85,7 @@ func Run(ctx context.Context, opts Options) error {
 		lines:   make(chan inputLine),
 		done:    make(chan struct{}),
 	}
+	s.secrets, s.noSecret = newSecretClient(opts)
 	readerDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
@@ -82,13 +93,14 @@ func Run(ctx context.Context, opts Options) error {
 	}()
 	go readLines(opts.In, s.want, s.lines, s.done)
 	defer func() {
+		s.restoreEcho()
 		close(s.done)
 		conn.Close()
 		<-readerDone
 	}()
 
 	if opts.Token != "" {
-		if err := s.write(authFrame{Type: "auth", Token: opts.Token}); err != nil {
+		if err := s.write(authFrame(opts.Token)); err != nil {
 			return s.writeFailed(err)
 		}
 	}
@@ -107,6 +119,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Err == nil {
 		o.Err = os.Stderr
+	}
+	if o.Terminal == nil {
+		o.Terminal = terminalOf(o.In)
 	}
 	return o
 }

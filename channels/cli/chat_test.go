@@ -124,7 +124,7 @@ func TestChatApproval(t *testing.T) {
 					return
 				}
 				p.send(map[string]any{"type": "approval_request", "request_id": "req-1",
-					"title": "Deploy the site", "body": "3 steps", "budget": map[string]int{"attempts": 3}})
+					"title": "Deploy the site", "body": "3 steps", "budget": map[string]int{"max_attempts": 3}})
 				resp, ok := p.read()
 				if !ok {
 					return
@@ -145,7 +145,7 @@ func TestChatApproval(t *testing.T) {
 			if resp.Type != "approval_response" || resp.RequestID != "req-1" || resp.Verdict != tt.verdict {
 				t.Fatalf("server got %+v, want approval_response req-1 %s", resp, tt.verdict)
 			}
-			for _, want := range []string{"approval requested: Deploy the site\n3 steps\n", `budget: {"attempts":3}`,
+			for _, want := range []string{"approval requested: Deploy the site\n3 steps\n", "3 attempts",
 				"approve? [y/N] " + tt.verdict + "\n", "silas> done: " + tt.verdict + "\nsilas> second\n"} {
 				if !strings.Contains(r.out, want) {
 					t.Errorf("stdout %q lacks %q", r.out, want)
@@ -193,7 +193,7 @@ func TestChatServerEvents(t *testing.T) {
 			return
 		}
 		p.send(map[string]any{"type": "work_item_progress", "step": 1})
-		p.send(map[string]any{"type": "gate_approval", "request_id": "g", "gate_name": "pii"})
+		p.send(map[string]any{"type": "checkpoint", "request_id": "c"})
 		p.send(map[string]string{"type": "error", "code": "busy", "message": "too many pending turns", "reply_to": f.MessageID})
 		p.read()
 	})
@@ -204,7 +204,7 @@ func TestChatServerEvents(t *testing.T) {
 	if r.out != "" {
 		t.Fatalf("stdout = %q, want nothing", r.out)
 	}
-	want := "silas sent a gate_approval card, which the CLI cannot answer; use the web UI\n" +
+	want := "silas sent a checkpoint card, which the CLI cannot answer; use the web UI\n" +
 		"error: too many pending turns (busy)\n"
 	if r.err != want {
 		t.Fatalf("stderr = %q, want %q", r.err, want)

@@ -8,33 +8,12 @@ import (
 	"github.com/silas-ai/silas/messages"
 )
 
-// Answer frames of the connection cards (spec 8.1). A connection_manage
-// card is an approval_request and is answered with approvalResponseFrame.
-type (
-	setupResponseFrame struct {
-		Type      string `json:"type"` // "connection_setup_response"
-		RequestID string `json:"request_id"`
-		StepType  string `json:"step_type"`
-		Action    string `json:"action"` // done, trouble or cancel
-	}
-	failureResponseFrame struct {
-		Type           string `json:"type"` // "connection_failure_response"
-		RequestID      string `json:"request_id"`
-		SelectedAction string `json:"selected_action"`
-	}
-	permissionResponseFrame struct {
-		Type      string `json:"type"` // "permission_escalation_response"
-		RequestID string `json:"request_id"`
-		Verdict   string `json:"verdict"` // approve, just_this_once or deny
-	}
-)
-
-// Client frame types and values of the connection cards.
+// Values of the connection cards' answer frames (spec 8.1): the action of
+// a connection_setup_response (done, trouble or cancel), the
+// selected_action of a connection_failure_response, the verdict of a
+// permission_escalation_response. A connection_manage card is an
+// approval_request and is answered with an approval_response.
 const (
-	typeSetupResponse      = "connection_setup_response"
-	typeFailureResponse    = "connection_failure_response"
-	typePermissionResponse = "permission_escalation_response"
-
 	actionDone    = messages.ConnectionSetupActionDone
 	actionCancel  = messages.ConnectionSetupActionCancel
 	actionTrouble = "trouble"
@@ -48,7 +27,7 @@ const (
 // connReply is what one typed line does to a connection card.
 type connReply struct {
 	// frame is sent to the server; nil sends nothing.
-	frame any
+	frame *messages.Frame
 	// said is the answer as the CLI prints it after the question.
 	said string
 	// keep leaves the card at the head of the queue.
@@ -134,20 +113,20 @@ func (c *connCard) safe() connReply {
 	return connReply{}
 }
 
-func (c *connCard) setupFrame(action string) setupResponseFrame {
+func (c *connCard) setupFrame(action string) *messages.Frame {
 	step := messages.StepSecureInput
 	if c.kind == kindSetup {
 		step = c.setup.StepType
 	}
-	return setupResponseFrame{Type: typeSetupResponse, RequestID: c.requestID, StepType: step, Action: action}
+	return &messages.Frame{Type: messages.TypeConnectionSetupResponse, RequestID: c.requestID, StepType: step, Action: action}
 }
 
-func (c *connCard) failureFrame(action string) failureResponseFrame {
-	return failureResponseFrame{Type: typeFailureResponse, RequestID: c.requestID, SelectedAction: action}
+func (c *connCard) failureFrame(action string) *messages.Frame {
+	return &messages.Frame{Type: messages.TypeConnectionFailureResponse, RequestID: c.requestID, SelectedAction: action}
 }
 
-func (c *connCard) permissionFrame(verdict string) permissionResponseFrame {
-	return permissionResponseFrame{Type: typePermissionResponse, RequestID: c.requestID, Verdict: verdict}
+func (c *connCard) permissionFrame(verdict string) *messages.Frame {
+	return &messages.Frame{Type: messages.TypePermissionEscalationResponse, RequestID: c.requestID, Verdict: verdict}
 }
 
 // connUpdate is what the session needs to know of an incoming connection

@@ -21,9 +21,11 @@ const (
 	// kindSetup is a device_code or browser_redirect setup step: done,
 	// trouble or cancel.
 	kindSetup
-	// kindSecret is a secure_input_request: the secret goes through
-	// `silas connections secret` or the app's form, never the chat; the
-	// chat only offers cancel.
+	// kindSecret is a secure_input_request: the secret is typed here
+	// with echo off and posted to the daemon's secure endpoint when
+	// standard input is a terminal (connCard.typed), else it goes through
+	// `silas connections secret` or the app's form and the card only
+	// offers cancel. It never goes through the chat.
 	kindSecret
 	// kindFailure is a connection_failure: one of its recovery options,
 	// or skip.
@@ -49,6 +51,10 @@ type connCard struct {
 	// troubled is set after the owner answered "trouble": the card stays,
 	// and is asked again once the server's status line has come.
 	troubled bool
+	// typed is set on a secure-input card whose secret the owner types
+	// into this session, with echo off (session.answerSecret); without
+	// it the card shows the `silas connections secret` command.
+	typed bool
 }
 
 // parseConnCard decodes a connection event that asks for an answer. It
@@ -142,7 +148,7 @@ func (c *connCard) write(out io.Writer, now time.Time) {
 	case kindSetup:
 		writeSetupCard(out, c.setup, now)
 	case kindSecret:
-		writeSecretCard(out, c.secret)
+		writeSecretCard(out, c.secret, c.typed)
 	case kindFailure:
 		writeFailureCard(out, c.failure)
 	case kindPermission:
@@ -160,6 +166,9 @@ func (c *connCard) question() string {
 	case kindSetup:
 		return "done, trouble or cancel? [D/t/c] "
 	case kindSecret:
+		if c.typed {
+			return "secret (not shown; an empty line cancels the setup): "
+		}
 		return "press Enter once it is stored, or type cancel: "
 	case kindFailure:
 		if n := len(recoveryChoices(c.failure)); n > 0 {
@@ -232,7 +241,7 @@ func writeSetupCard(out io.Writer, ev *messages.ConnectionSetupStepEvent, now ti
 	}
 }
 
-func writeSecretCard(out io.Writer, ev *messages.SecureInputRequestEvent) {
+func writeSecretCard(out io.Writer, ev *messages.SecureInputRequestEvent, typed bool) {
 	r := ev.Request
 	fmt.Fprintf(out, "connection %s: a secret is needed: %s\n", printable(ev.ConnectionID), printable(r.Label))
 	if r.InputHint != nil {
@@ -245,6 +254,10 @@ func writeSecretCard(out io.Writer, ev *messages.SecureInputRequestEvent) {
 	}
 	if r.Guidance.HelpURL != nil && *r.Guidance.HelpURL != "" {
 		fmt.Fprintf(out, "  help: %s\n", link(*r.Guidance.HelpURL))
+	}
+	if typed {
+		fmt.Fprintln(out, "  Type it below: it is not shown, and goes straight to the daemon's secure store, never into the chat.")
+		return
 	}
 	fmt.Fprintln(out, "  Do not type it here: the chat is stored. In another terminal, run")
 	fmt.Fprintf(out, "    silas connections secret %s\n", shellWord(ev.RefID))
@@ -364,7 +377,7 @@ func strategyText(a messages.AuthStrategy) string {
 	case messages.AuthBrowserRedirect:
 		return "browser sign-in (the service's page in your browser)"
 	case messages.AuthSecureInput:
-		return "a secret you type into `silas connections secret` or the app's secure form, never the chat"
+		return "a secret you type without echo (at this card from a terminal, into `silas connections secret` or the app's secure form), never into the chat"
 	}
 	return printable(string(a))
 }

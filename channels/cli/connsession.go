@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,53 +31,64 @@ func isConnectLine(text string) bool {
 // step.
 func (s *session) waiting() bool { return s.outstanding != "" || s.waitConn != "" }
 
-// isChoice reports whether ev is a connection card answered by
-// connCard.answer rather than y/N.
-func isChoice(ev event) bool { return ev.card != nil && ev.card.kind != kindConnect }
-
-// question is what the head card asks, printed under it and again when
-// another line interrupted it.
-func question(ev event) string {
-	switch {
-	case ev.card != nil:
-		return ev.card.question()
-	case ev.Skill != nil:
-		return "install this skill? [y/N] "
-	}
-	return "approve? [y/N] "
-}
-
 // enqueue queues a card: it is asked at once when it is the only one, and
 // given its safe answer when the input has already ended.
-func (s *session) enqueue(ev event) error {
-	s.approvals = append(s.approvals, ev)
+func (s *session) enqueue(c *card) error {
+	s.approvals = append(s.approvals, c)
 	if s.eof {
 		return s.answerAtEOF()
 	}
 	if len(s.approvals) == 1 {
-		s.prompt(ev)
+		s.prompt(c)
 	}
 	return nil
 }
 
-// answerAtEOF gives the head card its safe answer: decline, deny, skip or
-// cancel.
+// answerAtEOF gives the head card its safe answer: decline, block, deny,
+// skip or cancel.
 func (s *session) answerAtEOF() error {
-	if !isChoice(s.approvals[0]) {
+	head := s.approvals[0]
+	switch {
+	case head.gate != nil:
+		return s.sendGate(verdictDeclined, "block", "end of input")
+	case head.yesNo():
 		return s.answerApproval(false, "end of input")
 	}
-	return s.reply(s.approvals[0].card.safe(), "end of input")
+	return s.reply(head.conn.safe(), "end of input")
 }
 
 // answerConn answers the head connection card with a typed line.
 func (s *session) answerConn(line string) error {
-	return s.reply(s.approvals[0].card.answer(line), "")
+	return s.reply(s.approvals[0].conn.answer(line), "")
+}
+
+// answerSecret stores the secret typed at the head secure-input card
+// through the daemon's secure endpoint, then tells the server the outcome
+// with secure_input_completed, which never carries the value. An empty
+// line cancels the setup; a failure that may pass asks again.
+func (s *session) answerSecret(ctx context.Context, value []byte) error {
+	c := s.approvals[0].conn
+	if len(value) == 0 {
+		return s.reply(connReply{frame: c.setupFrame(actionCancel), said: actionCancel, wait: true}, "")
+	}
+	err := s.secrets.store(ctx, c.requestID, value)
+	switch {
+	case err == nil:
+		return s.reply(connReply{frame: secureInputCompletedFrame(c.requestID, true),
+			said: "stored in the daemon's secure store (the chat never carried it)", wait: true}, "")
+	case errors.Is(err, errSecretGone):
+		return s.reply(connReply{frame: secureInputCompletedFrame(c.requestID, false),
+			note: "the secret was not stored: " + err.Error()}, "")
+	}
+	return s.reply(connReply{keep: true,
+		note: "the secret was not stored: " + err.Error() + "; type it again, or an empty line to cancel"}, "")
 }
 
 // reply carries out r for the head card; why, when set, says why the CLI
 // answered by itself.
 func (s *session) reply(r connReply, why string) error {
-	c := s.approvals[0].card
+	head := s.approvals[0]
+	c := head.conn
 	c.troubled = false
 	if r.note != "" {
 		fmt.Fprintf(s.opts.Err, "%s\n", r.note)
@@ -97,8 +110,7 @@ func (s *session) reply(r connReply, why string) error {
 			c.troubled = true // asked again under the server's answer
 			return nil
 		}
-		fmt.Fprint(s.opts.Out, c.question())
-		s.open = true
+		s.ask(head)
 		return nil
 	}
 	s.approvals = s.approvals[1:]
@@ -118,29 +130,30 @@ func (s *session) reply(r connReply, why string) error {
 func (s *session) onConnEvent(ev event) error {
 	u := updateOf(ev)
 	headClosed := s.closeStale(u)
-	var card *connCard
+	var c *card
 	if ev.Type != messages.EventConnectionStatus {
-		var err error
-		card, err = parseConnCard(ev.Type, ev.raw)
-		if err != nil {
+		cc, err := parseConnCard(ev.Type, ev.raw)
+		switch {
+		case err != nil:
 			s.breakLine()
-			fmt.Fprintf(s.opts.Err, "silas sent a %s card the CLI cannot read (%v); answer it in the app\n", ev.Type, err)
-			if ev.Type == messages.EventApprovalRequest {
-				card = nil // still answerable y/N from its title and body
-			} else {
+			fmt.Fprintf(s.opts.Err, "silas sent a %s card the CLI cannot read (%v); answer it in the app\n", printable(ev.Type), err)
+			if ev.Type != messages.EventApprovalRequest {
 				s.waitFor(u, true)
 				return s.promptAfterClose(headClosed)
 			}
+			c = summaryCard(ev) // still answerable y/N from its title and body
+		case cc != nil:
+			cc.typed = cc.kind == kindSecret && s.secrets != nil
+			c = &card{conn: cc}
 		}
 	}
-	s.waitFor(u, card != nil || ev.Type == messages.EventApprovalRequest)
-	if card != nil || ev.Type == messages.EventApprovalRequest {
-		ev.card = card
+	s.waitFor(u, c != nil)
+	if c != nil {
 		if headClosed && len(s.approvals) > 0 {
-			s.approvals = append(s.approvals, ev)
+			s.approvals = append(s.approvals, c)
 			return s.promptAfterClose(true)
 		}
-		return s.enqueue(ev)
+		return s.enqueue(c)
 	}
 	interrupted := s.open
 	s.breakLine()
@@ -149,15 +162,14 @@ func (s *session) onConnEvent(ev event) error {
 	}
 	if len(s.approvals) > 0 && !headClosed && !s.eof {
 		head := s.approvals[0]
-		troubled := head.card != nil && head.card.troubled && head.card.connID == u.connID
+		troubled := head.conn != nil && head.conn.troubled && head.conn.connID == u.connID
 		if interrupted || troubled {
 			// Ask again under the line: after "trouble", once the
 			// server has answered it.
-			if head.card != nil {
-				head.card.troubled = false
+			if head.conn != nil {
+				head.conn.troubled = false
 			}
-			fmt.Fprint(s.opts.Out, question(head))
-			s.open = true
+			s.ask(head)
 		}
 	}
 	return s.promptAfterClose(headClosed)
@@ -175,7 +187,7 @@ func (s *session) promptAfterClose(headClosed bool) error {
 // the card being asked, was one of them.
 func (s *session) closeStale(u connUpdate) (headClosed bool) {
 	for i := 0; i < len(s.approvals); {
-		c := s.approvals[i].card
+		c := s.approvals[i].conn
 		if c == nil || !c.closedBy(u) {
 			i++
 			continue
@@ -184,6 +196,11 @@ func (s *session) closeStale(u connUpdate) (headClosed bool) {
 			headClosed = true
 			s.breakLine()
 			fmt.Fprintf(s.opts.Out, "(the card for %s is no longer pending)\n", printable(c.name()))
+			if s.secretLine {
+				// Echo stays off until the line ends: part of a secret
+				// may be typed already.
+				fmt.Fprintln(s.opts.Out, "(press Enter to go on: what you type until then is not shown and not sent)")
+			}
 		}
 		s.approvals = slices.Delete(s.approvals, i, i+1)
 	}

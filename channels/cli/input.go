@@ -8,9 +8,10 @@ import (
 // maxLineSize bounds one input line.
 const maxLineSize = 1 << 20
 
-// inputLine is one line of input, or the end of it.
+// inputLine is one line of input, or the end of it. data is the line's
+// own copy, which the session clears once handled: it may be a secret.
 type inputLine struct {
-	text string
+	data []byte
 	eof  bool
 	err  error // set with eof when reading failed
 }
@@ -29,7 +30,7 @@ func readLines(in io.Reader, want <-chan struct{}, out chan<- inputLine, done <-
 		}
 		var l inputLine
 		if sc.Scan() {
-			l.text = sc.Text()
+			l.data = append([]byte(nil), sc.Bytes()...)
 		} else {
 			l.eof, l.err = true, sc.Err()
 		}

@@ -2,73 +2,72 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/silas-ai/silas/messages"
 )
 
-// Client → server frames (spec 8.1).
+// Client → server frames are messages.Frame values (spec 8.1); these build
+// the ones the CLI sends, with the fields each type carries.
 
-type authFrame struct {
-	Type  string `json:"type"` // "auth"
-	Token string `json:"token"`
+func authFrame(token string) *messages.Frame {
+	return &messages.Frame{Type: messages.TypeAuth, Token: token}
 }
 
-type messageFrame struct {
-	Type      string `json:"type"` // "message"
-	Text      string `json:"text"`
-	MessageID string `json:"message_id"`
+func messageFrame(text, id string) *messages.Frame {
+	return &messages.Frame{Type: messages.TypeMessage, Text: text, MessageID: id}
 }
 
-type approvalResponseFrame struct {
-	Type      string `json:"type"` // "approval_response"
-	RequestID string `json:"request_id"`
-	Verdict   string `json:"verdict"` // "approved" or "declined"
+func approvalFrame(requestID, verdict string) *messages.Frame {
+	return &messages.Frame{Type: messages.TypeApprovalResponse, RequestID: requestID, Verdict: verdict}
 }
 
-// Approval verdicts the CLI sends.
+func gateFrame(requestID, verdict string) *messages.Frame {
+	return &messages.Frame{Type: messages.TypeGateResponse, RequestID: requestID, Verdict: verdict}
+}
+
+// secureInputCompletedFrame tells the server that the value of ref was
+// stored (or not). It carries the outcome only, never the value.
+func secureInputCompletedFrame(ref string, stored bool) *messages.Frame {
+	return &messages.Frame{Type: messages.TypeSecureInputCompleted, RefID: ref, Success: stored}
+}
+
+// Verdicts the CLI sends in approval_response and gate_response frames (the
+// two values actors/connection.go accepts for a gate).
 const (
 	verdictApproved = "approved"
 	verdictDeclined = "declined"
 )
 
-// event is any server → client frame; fields unused by a type stay empty.
+// event is one server → client frame as the session routes it: the
+// envelope that routing and lockstep need, and the frame's bytes, which the
+// handler of its type decodes into the messages type.
 type event struct {
 	Type string `json:"type"`
+	// ReplyTo names the client message a "message" or "error" answers.
+	ReplyTo string `json:"reply_to"`
+	// Scope tells the kinds of approval_request apart (plan, skill_install,
+	// connection_manage).
+	Scope messages.ApprovalScope `json:"scope"`
 
-	// message
-	Text      string `json:"text"`
-	Sender    string `json:"sender"`
-	Timestamp string `json:"timestamp"`
-	ReplyTo   string `json:"reply_to"`
-
-	// error
-	Code    string `json:"code"`
-	Message string `json:"message"`
-
-	// approval_request
-	RequestID string          `json:"request_id"`
-	Title     string          `json:"title"`
-	Body      string          `json:"body"`
-	Budget    json.RawMessage `json:"budget"`
-	Verify    json.RawMessage `json:"verify"`
-	// Plan is every field the approval token signs; nil from a server
-	// that sends only the fields of spec 8.1.
-	Plan *messages.PlanCard `json:"plan"`
-	// Scope is "skill_install" on a skill's install card, which Skill
-	// then holds (SKILL.md, every script, the reports).
-	Scope string              `json:"scope"`
-	Skill *messages.SkillCard `json:"skill"`
-
-	// skill_install_result
-	Name   string `json:"name"`
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-
-	// raw is the frame as received: the connection cards decode it into
-	// their messages types (conncard.go).
 	raw []byte
-	// card is set on a queued connection card.
-	card *connCard
+}
+
+// messageEvent is the server event "message": an answer (the wire form of
+// runtime/pipeline.Answer, which has no messages type). Error is set when
+// the turn failed.
+type messageEvent struct {
+	Text    string              `json:"text"`
+	ReplyTo string              `json:"reply_to"`
+	Error   *messages.TurnError `json:"error"`
+}
+
+// decode reads ev's frame into v, the messages type of its Type.
+func (ev event) decode(v any) error {
+	if err := json.Unmarshal(ev.raw, v); err != nil {
+		return fmt.Errorf("%s event: %w", ev.Type, err)
+	}
+	return nil
 }
 
 // isCard reports whether t is an interactive server event the CLI cannot
@@ -76,7 +75,7 @@ type event struct {
 // timeout.
 func isCard(t string) bool {
 	switch t {
-	case "gate_approval", "checkpoint", "batch_review", "draft_review", "decision",
+	case "checkpoint", "batch_review", "draft_review", "decision",
 		"suggestion", "autonomy_threshold_review":
 		return true
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"net"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,12 +24,35 @@ type frame struct {
 	StepType       string `json:"step_type"`
 	Action         string `json:"action"`
 	SelectedAction string `json:"selected_action"`
+	// secure_input_completed
+	RefID   string `json:"ref_id"`
+	Success bool   `json:"success"`
+}
+
+// wireLog records every frame a test server received, exactly as sent.
+type wireLog struct {
+	mu     sync.Mutex
+	frames []string
+}
+
+func (l *wireLog) add(b []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.frames = append(l.frames, string(b))
+}
+
+func (l *wireLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.frames)
 }
 
 // peer is the server side of one test connection.
 type peer struct {
 	t    *testing.T
 	conn *websocket.Conn
+	// log, when set, records each frame read.
+	log *wireLog
 }
 
 // read returns the next frame, or ok == false when the client closed.
@@ -42,6 +67,9 @@ func (p *peer) read() (f frame, ok bool) {
 			p.t.Errorf("server: read: %v", err)
 		}
 		return f, false
+	}
+	if p.log != nil {
+		p.log.add(data)
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		p.t.Errorf("server: bad frame %s: %v", data, err)
@@ -84,6 +112,13 @@ func (p *peer) closeWith(code int, text string) {
 // message is expected). It returns the WebSocket URL.
 func startServer(t *testing.T, token string, script func(p *peer)) string {
 	t.Helper()
+	return startLoggedServer(t, token, nil, script)
+}
+
+// startLoggedServer is startServer that records in log every frame the
+// connections send, the auth frame included.
+func startLoggedServer(t *testing.T, token string, log *wireLog, script func(p *peer)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +131,7 @@ func startServer(t *testing.T, token string, script func(p *peer)) string {
 		}
 		err := up.Upgrade(ctx, func(c *websocket.Conn) {
 			defer c.Close()
-			p := &peer{t: t, conn: c}
+			p := &peer{t: t, conn: c, log: log}
 			if token != "" {
 				f, ok := p.read()
 				if !ok {

@@ -26,13 +26,25 @@ type session struct {
 	done    chan struct{}
 
 	outstanding string  // message_id awaiting its answer
-	approvals   []event // approval requests and connection cards; the head is being asked
+	approvals   []*card // approvals, gate approvals and connection cards; the head is being asked
 	reading     bool    // a line has been asked for
 	eof         bool    // input has ended
 	// waitConn is the connection whose next card or status the session
 	// waits for before it reads a chat line (connsession.go).
 	waitConn string
 	open     bool // a question ends the last line printed
+
+	// secrets posts a secret typed at a secure-input card; nil when this
+	// session takes none, for the reason noSecret.
+	secrets  *secretClient
+	noSecret string
+	// echoOn turns the terminal's echo back on; nil while it is on.
+	echoOn func()
+	// secretLine is set while the line being read was asked for at a
+	// secret prompt: it is typed with echo off, and never sent as chat.
+	secretLine bool
+
+	work workLog
 }
 
 // loop is the session's state machine; see the package doc for the rules.
@@ -51,7 +63,7 @@ func (s *session) loop(ctx context.Context) error {
 			return ctx.Err()
 		case l := <-s.lines:
 			s.reading = false
-			if err := s.onLine(l); err != nil {
+			if err := s.onLine(ctx, l); err != nil {
 				return err
 			}
 		case ev := <-s.events:
@@ -64,8 +76,26 @@ func (s *session) loop(ctx context.Context) error {
 	}
 }
 
-func (s *session) onLine(l inputLine) error {
+func (s *session) onLine(ctx context.Context, l inputLine) error {
+	defer clear(l.data) // it may be a secret
+	if l.eof || s.secretLine {
+		s.breakLine() // no echoed Enter ended the question's line
+	}
 	s.open = false
+	if s.secretLine {
+		s.secretLine = false
+		s.restoreEcho()
+		if !l.eof {
+			if len(s.approvals) > 0 && s.approvals[0].typedSecret() {
+				return s.answerSecret(ctx, l.data)
+			}
+			fmt.Fprintln(s.opts.Err, "the line typed at the closed secret prompt was not sent")
+			if len(s.approvals) > 0 {
+				s.ask(s.approvals[0])
+			}
+			return nil
+		}
+	}
 	if l.eof {
 		s.eof = true
 		if l.err != nil {
@@ -79,18 +109,22 @@ func (s *session) onLine(l inputLine) error {
 		return nil
 	}
 	if len(s.approvals) > 0 {
-		if isChoice(s.approvals[0]) {
-			return s.answerConn(l.text)
+		head := s.approvals[0]
+		switch {
+		case head.gate != nil:
+			return s.answerGate(string(l.data))
+		case head.yesNo():
+			answer := strings.ToLower(strings.TrimSpace(string(l.data)))
+			return s.answerApproval(answer == "y" || answer == "yes", "")
 		}
-		answer := strings.ToLower(strings.TrimSpace(l.text))
-		return s.answerApproval(answer == "y" || answer == "yes", "")
+		return s.answerConn(string(l.data))
 	}
-	text := strings.TrimSpace(l.text)
+	text := strings.TrimSpace(string(l.data))
 	if text == "" {
 		return nil
 	}
 	id := newMessageID()
-	if err := s.write(messageFrame{Type: "message", Text: text, MessageID: id}); err != nil {
+	if err := s.write(messageFrame(text, id)); err != nil {
 		return s.writeFailed(err)
 	}
 	s.outstanding = id
@@ -102,38 +136,110 @@ func (s *session) onLine(l inputLine) error {
 
 func (s *session) onEvent(ev event) error {
 	switch ev.Type {
-	case "message":
-		fmt.Fprintf(s.opts.Out, "silas> %s\n", ev.Text)
+	case messages.TypeMessage:
+		var m messageEvent
+		if err := ev.decode(&m); err != nil {
+			s.unreadable(ev, err)
+		} else {
+			fmt.Fprintf(s.opts.Out, "silas> %s\n", m.Text)
+			if m.Error != nil {
+				fmt.Fprintf(s.opts.Err, "turn error %s %s\n", printable(m.Error.Kind), retryHint(m.Error))
+			}
+		}
 		s.settle(ev.ReplyTo)
 	case "error":
-		fmt.Fprintf(s.opts.Err, "error: %s (%s)\n", ev.Message, ev.Code)
+		var e messages.ErrorEvent
+		if err := ev.decode(&e); err != nil {
+			s.unreadable(ev, err)
+		} else {
+			fmt.Fprintf(s.opts.Err, "error: %s (%s)\n", printable(e.Message), printable(string(e.Code)))
+		}
 		s.settle(ev.ReplyTo)
 		if ev.ReplyTo == "" {
 			s.waitConn = "" // a refused card answer: its outcome will not come
 		}
-	case "approval_request":
-		if ev.Scope == string(messages.ApprovalConnectionManage) {
+	case messages.EventApprovalRequest:
+		if ev.Scope == messages.ApprovalConnectionManage {
 			return s.onConnEvent(ev)
 		}
-		return s.enqueue(ev)
+		c, err := approvalCard(ev)
+		if err != nil {
+			s.unreadable(ev, err)
+			return nil
+		}
+		if c.approval != nil {
+			s.work.named(c.approval.WorkItemID, c.approval.Title)
+		}
+		return s.enqueue(c)
+	case messages.EventGateApproval:
+		var g messages.GateApprovalEvent
+		err := ev.decode(&g)
+		if err == nil && g.RequestID == "" {
+			err = fmt.Errorf("no request_id")
+		}
+		if err != nil {
+			s.unreadable(ev, err)
+			return nil
+		}
+		return s.enqueue(&card{gate: &g})
+	case messages.EventWorkItemStatus:
+		var w messages.WorkItemStatusEvent
+		if err := ev.decode(&w); err != nil {
+			s.unreadable(ev, err)
+			return nil
+		}
+		if l := s.work.line(&w); l != "" {
+			s.notice(l)
+		}
 	case messages.EventConnectionSetupStep, messages.EventConnectionFailure, messages.EventSecureInputRequest,
 		messages.EventConnectionStatus, messages.EventPermissionEscalation:
 		return s.onConnEvent(ev)
-	case "skill_install_result":
-		fmt.Fprintf(s.opts.Out, "skill %s: %s", printable(ev.Name), printable(ev.Status))
-		if ev.Detail != "" {
-			fmt.Fprintf(s.opts.Out, " (%s)", printable(ev.Detail))
+	case messages.EventSkillInstallResult:
+		var r messages.SkillInstallResultEvent
+		if err := ev.decode(&r); err != nil {
+			s.unreadable(ev, err)
+			return nil
+		}
+		fmt.Fprintf(s.opts.Out, "skill %s: %s", printable(r.Name), printable(r.Status))
+		if r.Detail != "" {
+			fmt.Fprintf(s.opts.Out, " (%s)", printable(r.Detail))
 		}
 		fmt.Fprintln(s.opts.Out)
 	case "ack":
 		// Receipt of a message; the answer follows.
 	default:
 		if isCard(ev.Type) {
-			fmt.Fprintf(s.opts.Err, "silas sent a %s card, which the CLI cannot answer; use the web UI\n", ev.Type)
+			fmt.Fprintf(s.opts.Err, "silas sent a %s card, which the CLI cannot answer; use the web UI\n", printable(ev.Type))
 		}
 		// Other events (progress and future types) are not shown.
 	}
 	return nil
+}
+
+// retryHint says whether sending the same message again may help.
+func retryHint(e *messages.TurnError) string {
+	if e.Retryable {
+		return "(retryable)"
+	}
+	return "(will fail again until fixed)"
+}
+
+// unreadable says that the server sent an event the CLI cannot decode; a
+// card among them is left to the web app.
+func (s *session) unreadable(ev event, err error) {
+	s.breakLine()
+	fmt.Fprintf(s.opts.Err, "silas sent a %s event the CLI cannot read (%v); answer or see it in the web app\n", printable(ev.Type), err)
+}
+
+// notice prints a line that needs no answer. A question it interrupted is
+// asked again under it.
+func (s *session) notice(line string) {
+	interrupted := s.open
+	s.breakLine()
+	fmt.Fprintln(s.opts.Out, line)
+	if interrupted && len(s.approvals) > 0 && !s.eof {
+		s.ask(s.approvals[0])
+	}
 }
 
 // settle ends the wait for the outstanding message when replyTo names it or
@@ -145,42 +251,52 @@ func (s *session) settle(replyTo string) {
 	}
 }
 
-// prompt shows an approval request and asks for the verdict. With a plan
-// card it shows every field the approval token signs, not only the
-// summary fields of spec 8.1.
-func (s *session) prompt(ev event) {
-	out := s.opts.Out
+// prompt shows a card and asks its question.
+func (s *session) prompt(c *card) {
+	if c.conn != nil && c.conn.kind == kindSecret && !c.conn.typed && s.noSecret != "" {
+		fmt.Fprintf(s.opts.Err, "the CLI will not read the secret here: %s\n", s.noSecret)
+	}
+	s.beforeAsk(c)
+	c.write(s.opts.Out, time.Now())
 	s.open = true
-	if ev.card != nil {
-		ev.card.write(out, time.Now())
-		return
-	}
-	fmt.Fprintf(out, "approval requested: %s\n", printable(ev.Title))
-	if ev.Skill != nil {
-		writeSkillCard(out, ev.Skill)
-		fmt.Fprint(out, question(ev))
-		return
-	}
-	if ev.Plan != nil {
-		writePlanCard(out, ev.Plan, "  ")
-		fmt.Fprint(out, question(ev))
-		return
-	}
-	if ev.Body != "" {
-		for _, l := range strings.Split(ev.Body, "\n") {
-			fmt.Fprintf(out, "%s\n", printable(l))
-		}
-	}
-	if len(ev.Budget) > 0 && string(ev.Budget) != "null" {
-		fmt.Fprintf(out, "budget: %s\n", printable(string(ev.Budget)))
-	}
-	if len(ev.Verify) > 0 && string(ev.Verify) != "null" {
-		fmt.Fprintf(out, "verify: %s\n", printable(string(ev.Verify)))
-	}
-	fmt.Fprint(out, question(ev))
 }
 
-// answerApproval answers the head approval request and prompts for the next.
+// ask asks the card's question again, under a line that interrupted it.
+func (s *session) ask(c *card) {
+	s.beforeAsk(c)
+	fmt.Fprint(s.opts.Out, c.question())
+	s.open = true
+}
+
+// beforeAsk turns echo off before a secret prompt shows, so that nothing
+// typed after it shows on the screen, and marks the line it asks for as
+// the secret. Where echo cannot be turned off, the card falls back to the
+// `silas connections secret` command.
+func (s *session) beforeAsk(c *card) {
+	if !c.typedSecret() {
+		return
+	}
+	if s.echoOn == nil {
+		restore, err := s.opts.Terminal.NoEcho()
+		if err != nil {
+			c.conn.typed = false
+			fmt.Fprintf(s.opts.Err, "the CLI will not read the secret here: %v\n", err)
+			return
+		}
+		s.echoOn = restore
+	}
+	s.secretLine = true
+}
+
+// restoreEcho turns the terminal's echo back on if it is off.
+func (s *session) restoreEcho() {
+	if s.echoOn != nil {
+		s.echoOn()
+		s.echoOn = nil
+	}
+}
+
+// answerApproval answers the head y/N card and prompts for the next.
 func (s *session) answerApproval(approve bool, why string) error {
 	req := s.approvals[0]
 	s.approvals = s.approvals[1:]
@@ -189,16 +305,46 @@ func (s *session) answerApproval(approve bool, why string) error {
 		verdict = verdictApproved
 	}
 	if why != "" {
-		fmt.Fprintf(s.opts.Err, "approval %q %s: %s\n", req.Title, verdict, why)
+		fmt.Fprintf(s.opts.Err, "approval %q %s: %s\n", printable(req.title()), verdict, why)
 	} else {
 		fmt.Fprintf(s.opts.Out, "%s\n", verdict)
 	}
-	err := s.write(approvalResponseFrame{Type: "approval_response", RequestID: req.RequestID, Verdict: verdict})
-	if err != nil {
+	if err := s.write(approvalFrame(req.requestID(), verdict)); err != nil {
 		return s.writeFailed(err)
 	}
-	if approve && req.card != nil && req.card.connID != "" {
-		s.waitConn = req.card.connID // its setup's first step comes next
+	if approve && req.conn != nil && req.conn.connID != "" {
+		s.waitConn = req.conn.connID // its setup's first step comes next
+	}
+	if len(s.approvals) > 0 && !s.eof {
+		s.prompt(s.approvals[0])
+	}
+	return nil
+}
+
+// answerGate answers the head gate approval with a typed line; a line that
+// is neither answer asks again and sends nothing.
+func (s *session) answerGate(line string) error {
+	verdict, said, ok := gateAnswer(line)
+	if !ok {
+		fmt.Fprintln(s.opts.Err, "answer a (approve) or b (block)")
+		s.ask(s.approvals[0])
+		return nil
+	}
+	return s.sendGate(verdict, said, "")
+}
+
+// sendGate sends the head gate approval's verdict and prompts for the
+// next card; why, when set, says why the CLI answered by itself.
+func (s *session) sendGate(verdict, said, why string) error {
+	g := s.approvals[0].gate
+	s.approvals = s.approvals[1:]
+	if why != "" {
+		fmt.Fprintf(s.opts.Err, "gate approval %s answered %s: %s\n", printable(g.GateName), said, why)
+	} else {
+		fmt.Fprintln(s.opts.Out, said)
+	}
+	if err := s.write(gateFrame(g.RequestID, verdict)); err != nil {
+		return s.writeFailed(err)
 	}
 	if len(s.approvals) > 0 && !s.eof {
 		s.prompt(s.approvals[0])
