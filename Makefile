@@ -7,7 +7,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 PKGS    := ./...
 
-.PHONY: run build test fuzz bench bench-go proto lint demo mockllm clean
+.PHONY: run build test fuzz bench bench-chaos bench-soak bench-go proto lint demo mockllm clean
 
 ## run: build and start the daemon (web channel on http://127.0.0.1:8420)
 run: build
@@ -48,6 +48,27 @@ bench: build
 	$(GO) build -o bin/baseline ./bench/cmd/baseline
 	$(GO) build -o bin/bench ./bench/cmd/bench
 	./bin/bench -matrix
+
+## bench-chaos: 20 chatbot customers talk to bin/silas while it is killed with
+## SIGKILL 10 times (some right after a send) and restarted on the same data
+## dir; customers resume their session and resend what is unanswered. Reports
+## acknowledged messages lost and turns answered twice differently (both must
+## be 0, else it fails), answers redelivered and recovery times, into
+## bench/results like make bench. About half a minute.
+bench-chaos: build
+	$(GO) build -o bin/mockllm ./bench/cmd/mockllm
+	$(GO) build -o bin/bench ./bench/cmd/bench
+	./bin/bench -chaos
+
+## bench-soak: 20 customers drive bin/silas at half of a probed capacity for
+## SOAK (default 30m), sampling RSS, goroutines, open files and the Badger
+## size every minute; fails unless RSS and goroutines stay within 10% after
+## the warm-up. E.g. make bench-soak SOAK=60m.
+SOAK ?= 30m
+bench-soak: build
+	$(GO) build -o bin/mockllm ./bench/cmd/mockllm
+	$(GO) build -o bin/bench ./bench/cmd/bench
+	./bin/bench -soak $(SOAK)
 
 ## bench-go: Go micro-benchmarks of the hot paths (ns/op, B/op, allocs/op)
 bench-go:

@@ -43,6 +43,56 @@
 // RSS growth per connected customer; a [Startup] scenario measures the time
 // from starting the process to its ready line, and the idle RSS.
 //
+// # Chaos: kill -9 under load
+//
+// A [Chaos] scenario (bench -chaos, make bench-chaos) starts one mock and
+// silas, lets N customers chat (each keeps up to two unanswered messages in
+// flight), and kills silas with SIGKILL K times, at a random moment or a few
+// milliseconds after a customer's send (so that some kills fall before the
+// ack, most between the ack and the answer), restarting it each time on the
+// same data directory. Customers whose socket breaks wait for the restart,
+// reconnect, resume their session with the auth frame carrying their
+// session_token, and send every unanswered message again with the same
+// message_id. Every ack and every answer frame is recorded per message; at
+// the end, after the customers stop sending and the last answers settle:
+//
+//   - acked lost: a message whose ack arrived and that was never answered
+//     (a broken promise; must be 0);
+//   - answered twice differently: a second copy of an answer (same
+//     reply_to) whose bytes differ from the first, i.e. a turn that ran and
+//     was delivered twice (must be 0);
+//   - redelivered: a second copy with the same bytes (allowed: delivery is
+//     at least once, and clients drop it; the goal is at most one per kill);
+//   - per kill: messages in flight and acked-but-unanswered at the kill,
+//     kill to ready line, kill to the first new answer, kill to the answer
+//     of the last message acknowledged before it.
+//
+// The run fails (non-zero exit) on a lost message, a conflicting answer or
+// an answer to a message the customer never sent; the report lists the lost
+// messages' ids and lives (sent, acked, kills after the ack) to look up in
+// the daemon's store. -seed replays the kill times and kinds.
+//
+// # Soak
+//
+// A [Soak] scenario (bench -soak D, make bench-soak) first probes capacity
+// (the same N customers without pause for 15 s on a fresh daemon) unless
+// -soak-rate is given, then drives half of it with N customers on another
+// fresh daemon for D: a pacer hands out turns at the rate, and a turn due
+// while every customer still waits is counted as missed, not queued. Every
+// -soak-sample (a minute) it reads silas's VmRSS (split into anonymous
+// memory and resident pages of mapped files: Badger maps its tables, so the
+// second follows the database's size), threads, the Go heap and the GC's
+// heap goal, goroutines
+// (go_goroutines from /metrics, the lowest of five reads a moment apart,
+// with a random metrics token passed as SILAS_CHANNELS__WEB__METRICS_TOKEN
+// so that it appears in no report), open files (/proc/<pid>/fd), the Badger
+// directory's size (blocks held and file sizes), and the minute's turns/s,
+// CPU per turn and latency. The verdict leaves out the warm-up (the first
+// 10% of D, at most 5 minutes) and calls RSS and goroutines flat when
+// (max - min) / min over the remaining samples is at most 10%; it also
+// compares the turns/s of the last samples with the first. A soak that is
+// not flat exits non-zero.
+//
 // Limits the bench raises, and why, are listed in [RaisedLimits]: every
 // simulated customer sends far faster than a person and all of them share
 // 127.0.0.1, so the per-scope and per-IP rate limits and the global pending

@@ -16,6 +16,8 @@ func (r *Report) Markdown() string {
 	r.writeLoads(&b)
 	r.writeRuns(&b)
 	r.writeIdle(&b)
+	r.writeChaos(&b)
+	r.writeSoak(&b)
 	r.writeStartup(&b)
 	r.writeTargets(&b)
 	r.writeLimits(&b)
@@ -35,9 +37,11 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, ", %.1f GiB, %s/%s %s, load average %s at start; commit %s, %s. `%s`, %.0f s.\n\n",
 		float64(m.MemoryBytes)/(1<<30), m.OS, m.Arch, m.Kernel, m.LoadAvg, commit, r.Build.GoVersion, r.Command, r.DurationSeconds)
-	b.WriteString("The daemon (silas, or the baseline of bench/cmd/baseline), the mock model (bench/cmd/mockllm) and the driver are three processes on the same machine; " +
-		"each customer sends its next message when the last is answered. Overhead is latency minus the model delay. " +
-		"\"other\" is CPU used by the rest of the machine during the load (noise when not near zero).\n\n")
+	if len(r.Loads)+len(r.BaselineLoads) > 0 || r.Idle != nil || r.Startup != nil {
+		b.WriteString("The daemon (silas, or the baseline of bench/cmd/baseline), the mock model (bench/cmd/mockllm) and the driver are three processes on the same machine; " +
+			"each customer sends its next message when the last is answered. Overhead is latency minus the model delay. " +
+			"\"other\" is CPU used by the rest of the machine during the load (noise when not near zero).\n\n")
+	}
 	for _, f := range r.Failures {
 		fmt.Fprintf(b, "**Failed:** %s\n\n", f)
 	}

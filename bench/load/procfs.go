@@ -57,9 +57,14 @@ type Memory struct {
 	Peak int64
 	// Threads is the number of OS threads.
 	Threads int
+	// Anon and File split RSS (RssAnon, RssFile): the process's own memory
+	// (Go heap, stacks) and resident pages of mapped files (Badger maps its
+	// tables). Zero when the kernel does not report them.
+	Anon, File int64
 }
 
-// ReadMemory reads VmRSS, VmHWM and Threads from /proc/<pid>/status.
+// ReadMemory reads VmRSS, VmHWM, RssAnon, RssFile and Threads from
+// /proc/<pid>/status.
 func ReadMemory(pid int) (Memory, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -89,6 +94,16 @@ func parseStatus(b []byte) (Memory, error) {
 				m.Peak = n
 			}
 			seen++
+		case "RssAnon", "RssFile":
+			n, err := parseKB(val)
+			if err != nil {
+				return Memory{}, fmt.Errorf("parse /proc status %s: %w", key, err)
+			}
+			if key == "RssAnon" {
+				m.Anon = n
+			} else {
+				m.File = n
+			}
 		case "Threads":
 			n, err := strconv.Atoi(strings.TrimSpace(val))
 			if err != nil {

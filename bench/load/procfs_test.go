@@ -25,13 +25,14 @@ func TestParseStatCPU(t *testing.T) {
 
 func TestParseStatus(t *testing.T) {
 	status := strings.Join([]string{
-		"Name:\tsilas", "VmPeak:\t 999 kB", "VmHWM:\t   52760 kB", "VmRSS:\t   24300 kB", "Threads:\t10", "",
+		"Name:\tsilas", "VmPeak:\t 999 kB", "VmHWM:\t   52760 kB", "VmRSS:\t   24300 kB",
+		"RssAnon:\t   20000 kB", "RssFile:\t    4300 kB", "Threads:\t10", "",
 	}, "\n")
 	got, err := parseStatus([]byte(status))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Memory{RSS: 24300 * 1024, Peak: 52760 * 1024, Threads: 10}
+	want := Memory{RSS: 24300 * 1024, Peak: 52760 * 1024, Threads: 10, Anon: 20000 * 1024, File: 4300 * 1024}
 	if got != want {
 		t.Errorf("parseStatus = %+v, want %+v", got, want)
 	}

@@ -30,6 +30,10 @@ type Report struct {
 	// Runs are every load run, kept or not, in the order they ran.
 	Runs []RunSummary `json:"runs,omitempty"`
 	Idle *IdleResult  `json:"idle,omitempty"`
+	// Chaos is the kill -9 scenario (bench -chaos); Soak the long run at a
+	// fixed rate (bench -soak).
+	Chaos *ChaosResult `json:"chaos,omitempty"`
+	Soak  *SoakResult  `json:"soak,omitempty"`
 
 	Targets []TargetResult `json:"targets"`
 	// Failures lists scenarios that could not run to the end.

@@ -29,6 +29,17 @@ type Options struct {
 	ServerMemProfile string
 	// Progress, if set, is called about once a second while a scenario runs.
 	Progress func(Progress)
+	// Note, if set, receives one-line notes that should always be shown
+	// (a kill and restart of the chaos scenario, a soak sample), as they
+	// happen.
+	Note func(string)
+}
+
+// note passes a formatted line to o.Note, if set.
+func (o Options) note(format string, args ...any) {
+	if o.Note != nil {
+		o.Note(fmt.Sprintf(format, args...))
+	}
 }
 
 func (o Options) readyTimeout() time.Duration {
@@ -93,6 +104,8 @@ type server struct {
 	addr         string
 	startToReady time.Duration
 	profiles     []string // requested profile files
+	// env is extra environment for the daemon, besides the model key.
+	env []string
 }
 
 // readyLine is the line silas and the baseline print once they listen.
@@ -100,12 +113,19 @@ var readyLine = regexp.MustCompile(`ready on http://(\S+)`)
 
 // startServer starts the mock model answering after delay, then the daemon
 // d pointed at it, in a new temporary directory.
-func (o Options) startServer(d Daemon, scenario string, delay time.Duration) (_ *server, err error) {
+func (o Options) startServer(d Daemon, scenario string, delay time.Duration) (*server, error) {
+	return o.startServerEnv(d, scenario, delay, nil)
+}
+
+// startServerEnv is startServer with extra environment for the daemon (and
+// its restarts), such as a metrics token that must not appear in the
+// config the report shows.
+func (o Options) startServerEnv(d Daemon, scenario string, delay time.Duration, env []string) (_ *server, err error) {
 	dir, err := os.MkdirTemp("", "silas-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("make scenario directory: %w", err)
 	}
-	s := &server{dir: dir}
+	s := &server{dir: dir, env: env}
 	defer func() {
 		if err != nil {
 			s.abort()
@@ -171,7 +191,7 @@ func (s *server) startBaseline(o Options, mockURL string) error {
 // startDaemon starts the daemon and waits for its ready line.
 func (s *server) startDaemon(o Options, name, bin string, args []string) error {
 	var err error
-	s.daemon, err = startProcess(name, bin, args, s.dir, childEnv(ModelKeyEnv+"=bench"))
+	s.daemon, err = startProcess(name, bin, args, s.dir, childEnv(append([]string{ModelKeyEnv + "=bench"}, s.env...)...))
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,8 @@ func EvaluateTargets(r *Report) []TargetResult {
 		ts = append(ts, TargetResult{Name: name, Goal: goal, Measured: measured, Met: met})
 	}
 	ts = append(ts, baselineTargets(r)...)
+	ts = append(ts, chaosTargets(r.Chaos)...)
+	ts = append(ts, soakTargets(r.Soak)...)
 	if l := r.Load(50, TargetDelay); l != nil {
 		add("N=50: throughput", fmt.Sprintf("≥ %d turns/s", goalN50TurnsPerSec),
 			fmt.Sprintf("%.0f turns/s", l.TurnsPerSecond), l.TurnsPerSecond >= goalN50TurnsPerSec)

@@ -20,6 +20,17 @@
 // A single scenario runs against silas once unless -daemons and -runs say
 // otherwise, e.g. -daemons silas,baseline -runs 2.
 //
+// Robustness runs, each against silas alone (see package bench/load):
+//
+//	bench -chaos                      # 20 customers, 10 kill -9s and restarts (make bench-chaos)
+//	bench -chaos -customers 50 -kills 30 -seed 42
+//	bench -soak 60m                   # half of a probed capacity for an hour (make bench-soak)
+//	bench -soak 30m -soak-rate 200 -soak-sample 30s
+//
+// -chaos exits non-zero when an acknowledged message was lost, a turn was
+// answered twice with different answers or an answer reached the wrong
+// customer; -soak when RSS or goroutines were not flat after the warm-up.
+//
 // Reports go to -out (default bench/results): latest.json and latest.md,
 // plus copies named after the start time. The markdown is printed at the
 // end. -cpuprofile profiles the driver; -server-cpuprofile and
@@ -74,7 +85,19 @@ type flags struct {
 	cpuProfile    string
 	serverProfile string
 	serverMemProf string
+
+	chaos      bool
+	kills      int
+	seed       int64
+	soak       time.Duration
+	soakRate   float64
+	soakSample time.Duration
+	soakProbe  time.Duration
+	soakWarmup time.Duration
 }
+
+// robustnessCustomers is the default -customers of -chaos and -soak.
+const robustnessCustomers = 20
 
 func parseFlags(args []string) (*flags, error) {
 	var f flags
@@ -97,6 +120,14 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the driver to this file")
 	fs.StringVar(&f.serverProfile, "server-cpuprofile", "", "have silas write a CPU profile of each scenario (serve --cpuprofile) to this file, with the scenario's name added")
 	fs.StringVar(&f.serverMemProf, "server-memprofile", "", "have silas write a heap profile at the end of each scenario (serve --memprofile) to this file, with the scenario's name added")
+	fs.BoolVar(&f.chaos, "chaos", false, fmt.Sprintf("kill silas with SIGKILL -kills times while -customers customers (default %d) talk to it, restart it, and check that nothing acknowledged is lost and no turn is answered twice differently", robustnessCustomers))
+	fs.IntVar(&f.kills, "kills", 10, "kills of the -chaos run")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of the -chaos kill times and kinds (0: from the clock; the report records it)")
+	fs.DurationVar(&f.soak, "soak", 0, fmt.Sprintf("drive silas at a fixed rate with -customers customers (default %d) for this long, e.g. 60m, sampling RSS, goroutines, open files and the database size", robustnessCustomers))
+	fs.Float64Var(&f.soakRate, "soak-rate", 0, "turns/s of the -soak run (0: half of what a capacity probe reaches)")
+	fs.DurationVar(&f.soakSample, "soak-sample", time.Minute, "sampling interval of the -soak run")
+	fs.DurationVar(&f.soakProbe, "soak-probe", 15*time.Second, "length of the -soak capacity probe")
+	fs.DurationVar(&f.soakWarmup, "soak-warmup", 0, "warm-up the -soak verdict leaves out (0: the first 10%, at most 5 minutes)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -128,7 +159,51 @@ func parseFlags(args []string) (*flags, error) {
 	if !set["duration-limit"] {
 		f.durationLimit = 0 // each scenario's own cap
 	}
+	if err := f.checkRobustness(set); err != nil {
+		return nil, err
+	}
 	return &f, nil
+}
+
+// checkRobustness validates -chaos and -soak, which run alone against
+// silas, and applies their default number of customers.
+func (f *flags) checkRobustness(set map[string]bool) error {
+	if !f.chaos && f.soak == 0 {
+		return nil
+	}
+	switch {
+	case f.chaos && f.soak != 0:
+		return fmt.Errorf("-chaos and -soak: run one at a time")
+	case f.soak < 0:
+		return fmt.Errorf("-soak %s: want a duration above zero, e.g. 60m", f.soak)
+	case f.chaos && f.kills < 1:
+		return fmt.Errorf("-kills %d: want at least 1", f.kills)
+	case f.soakRate < 0 || f.soakSample <= 0 || f.soakProbe <= 0 || f.soakWarmup < 0:
+		return fmt.Errorf("-soak-rate, -soak-sample, -soak-probe and -soak-warmup must not be negative (and the interval and probe not zero)")
+	}
+	for _, other := range []string{"matrix", "idle", "startup", "daemons", "runs", "messages", "think"} {
+		if set[other] {
+			return fmt.Errorf("-%s does not apply to -chaos or -soak, which run alone against silas", other)
+		}
+	}
+	if !set["customers"] {
+		f.customers = robustnessCustomers
+	}
+	if f.customers < 1 {
+		return fmt.Errorf("-customers %d: -chaos and -soak need at least one", f.customers)
+	}
+	return nil
+}
+
+// chaosScenario is the -chaos run the flags ask for.
+func (f *flags) chaosScenario() load.Chaos {
+	return load.Chaos{Customers: f.customers, Kills: f.kills, Delay: f.delay, Seed: f.seed}
+}
+
+// soakScenario is the -soak run the flags ask for.
+func (f *flags) soakScenario() load.Soak {
+	return load.Soak{Customers: f.customers, Duration: f.soak, Rate: f.soakRate, Probe: f.soakProbe,
+		Sample: f.soakSample, Warmup: f.soakWarmup, Delay: f.delay, TurnTimeout: f.turnTimeout}
 }
 
 // uses reports whether the loads run against d.
@@ -178,9 +253,10 @@ func run(args []string) error {
 		}
 		defer stop()
 	}
+	pp := newProgressPrinter(os.Stderr)
 	opts := load.Options{SilasBin: f.silas, MockBin: f.mock,
 		ServerCPUProfile: f.serverProfile, ServerMemProfile: f.serverMemProf,
-		Progress: newProgressPrinter(os.Stderr).print}
+		Progress: pp.print, Note: pp.note}
 	if f.uses(load.DaemonBaseline) {
 		opts.BaselineBin = f.baseline
 	}
@@ -197,7 +273,7 @@ func run(args []string) error {
 	warnIfBusy(report.Machine.LoadAvg)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	runErr := opts.Run(ctx, f.scenarios(), report)
+	runErr := f.runScenarios(ctx, opts, report)
 	report.Finish()
 	if f.out != "" {
 		if err := writeReports(f.out, report); err != nil {
@@ -210,6 +286,41 @@ func run(args []string) error {
 	}
 	if len(report.Failures) > 0 {
 		return fmt.Errorf("%d scenario(s) failed; see the report", len(report.Failures))
+	}
+	return brokenPromises(report)
+}
+
+// runScenarios runs what the flags ask for into report. A scenario that
+// fails is recorded in report.Failures; the error is the context's, if it
+// ended.
+func (f *flags) runScenarios(ctx context.Context, opts load.Options, report *load.Report) error {
+	var err error
+	switch {
+	case f.chaos:
+		report.Chaos, err = opts.RunChaos(ctx, f.chaosScenario())
+	case f.soak > 0:
+		report.Soak, err = opts.RunSoak(ctx, f.soakScenario())
+	default:
+		return opts.Run(ctx, f.scenarios(), report)
+	}
+	if err != nil {
+		report.Failures = append(report.Failures, err.Error())
+	}
+	return ctx.Err()
+}
+
+// brokenPromises fails a chaos run that lost an acknowledged message or
+// answered a turn twice differently, and a soak that was not flat.
+func brokenPromises(r *load.Report) error {
+	if c := r.Chaos; c != nil {
+		if fs := c.Failures(); len(fs) > 0 {
+			return fmt.Errorf("chaos: %s", strings.Join(fs, "; "))
+		}
+	}
+	if s := r.Soak; s != nil {
+		if fs := s.Failures(); len(fs) > 0 {
+			return fmt.Errorf("soak: %s", strings.Join(fs, "; "))
+		}
 	}
 	return nil
 }

@@ -112,3 +112,66 @@ func TestProgressPrinter(t *testing.T) {
 		t.Errorf("terminal output %q: want lines rewritten in place and one newline at the end", got)
 	}
 }
+
+func TestRobustnessFlags(t *testing.T) {
+	f, err := parseFlags([]string{"-chaos"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.chaosScenario(); c.Customers != robustnessCustomers || c.Kills != 10 || c.Delay != load.TargetDelay {
+		t.Errorf("-chaos defaults %+v: want %d customers, 10 kills, the target model delay", c, robustnessCustomers)
+	}
+	f, err = parseFlags([]string{"-chaos", "-customers", "3", "-kills", "2", "-seed", "9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := f.chaosScenario(); c.Customers != 3 || c.Kills != 2 || c.Seed != 9 {
+		t.Errorf("-chaos %+v", c)
+	}
+	f, err = parseFlags([]string{"-soak", "30m", "-soak-rate", "120", "-soak-sample", "30s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.soakScenario(); s.Customers != robustnessCustomers || s.Duration != 30*time.Minute || s.Rate != 120 ||
+		s.Sample != 30*time.Second || s.Probe != 15*time.Second || s.Warmup != 0 {
+		t.Errorf("-soak %+v", s)
+	}
+	for _, bad := range [][]string{
+		{"-chaos", "-soak", "1m"}, {"-chaos", "-matrix"}, {"-chaos", "-kills", "0"}, {"-soak", "1m", "-idle", "5"},
+		{"-soak", "-1m"}, {"-soak", "1m", "-soak-sample", "0s"}, {"-chaos", "-daemons", "baseline"}, {"-chaos", "-customers", "0"},
+	} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%v parsed", bad)
+		}
+	}
+}
+
+func TestBrokenPromisesFailTheRun(t *testing.T) {
+	if err := brokenPromises(&load.Report{Chaos: &load.ChaosResult{Passed: true}}); err != nil {
+		t.Errorf("a passing chaos run failed: %v", err)
+	}
+	err := brokenPromises(&load.Report{Chaos: &load.ChaosResult{Lost: 1, LostIDs: []string{"m1"}}})
+	if err == nil || !strings.Contains(err.Error(), "never answered") {
+		t.Errorf("a lost message: %v", err)
+	}
+	err = brokenPromises(&load.Report{Soak: &load.SoakResult{}})
+	if err == nil || !strings.Contains(err.Error(), "soak") {
+		t.Errorf("a soak without samples: %v", err)
+	}
+}
+
+func TestNoteClearsTheProgressLine(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progressPrinter{w: &buf, terminal: true}
+	p.print(load.Progress{Scenario: "chaos", Completed: 1, Total: 2})
+	p.note("chaos: kill 1/10")
+	if got := buf.String(); !strings.HasSuffix(got, "\r\033[Kchaos: kill 1/10\n") {
+		t.Errorf("terminal output %q", got)
+	}
+	buf.Reset()
+	p = &progressPrinter{w: &buf}
+	p.note("soak 1m0s/5m0s: ...")
+	if buf.String() != "soak 1m0s/5m0s: ...\n" {
+		t.Errorf("output %q: a note is always printed, on a line of its own", buf.String())
+	}
+}

@@ -11,8 +11,10 @@ import (
 	"github.com/silas-ai/silas/bench/load"
 )
 
-// writeReports writes latest.json and latest.md into dir, and copies named
-// after the report's start time.
+// writeReports writes latest.json and latest.md into dir (latest-chaos.*
+// and latest-soak.* for those modes, so that a chaos or soak run does not
+// replace the matrix the README quotes), and copies named after the
+// report's start time.
 func writeReports(dir string, r *load.Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("make report directory: %w", err)
@@ -23,15 +25,22 @@ func writeReports(dir string, r *load.Report) error {
 	}
 	md := []byte(r.Markdown())
 	stamp := r.Started.Format("2006-01-02T150405Z")
+	latest := "latest"
+	switch {
+	case r.Chaos != nil:
+		latest = "latest-chaos"
+	case r.Soak != nil:
+		latest = "latest-soak"
+	}
 	for name, b := range map[string][]byte{
-		"latest.json": js, "latest.md": md,
+		latest + ".json": js, latest + ".md": md,
 		stamp + ".json": js, stamp + ".md": md,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return fmt.Errorf("write report: %w", err)
 		}
 	}
-	fmt.Fprintf(os.Stderr, "bench: reports written to %s (latest.json, latest.md, %s.*)\n", dir, stamp)
+	fmt.Fprintf(os.Stderr, "bench: reports written to %s (%s.json, %s.md, %s.*)\n", dir, latest, latest, stamp)
 	return nil
 }
 
@@ -66,6 +75,18 @@ type progressPrinter struct {
 func newProgressPrinter(f *os.File) *progressPrinter {
 	fi, err := f.Stat()
 	return &progressPrinter{w: f, terminal: err == nil && fi.Mode()&os.ModeCharDevice != 0}
+}
+
+// note prints a line that must always be shown (a kill, a soak sample),
+// clearing a progress line being rewritten in place first.
+func (p *progressPrinter) note(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
 }
 
 func (p *progressPrinter) print(pr load.Progress) {
