@@ -129,15 +129,55 @@ func isLoopbackHost(host string) bool {
 	return addr.Unmap().IsLoopback()
 }
 
-// Telegram configures the Telegram bot channel.
+// Telegram configures the Telegram bot channel (docs/telegram.md).
 type Telegram struct {
-	// Enabled runs the Telegram poller; it requires Token and OwnerChatID.
+	// Enabled runs the Telegram channel: the daemon checks Token with the Bot
+	// API at start and refuses to start when it is missing or refused.
 	// Default false.
 	Enabled bool `koanf:"enabled"`
-	// Token is the bot token. Default "${SILAS_TELEGRAM_TOKEN}".
+	// Token is the bot token from @BotFather. It goes only to APIURL, never
+	// to logs, audit or clients. Default "${SILAS_TELEGRAM_TOKEN}".
 	Token string `koanf:"token" secret:"true"`
-	// OwnerChatID is the owner's chat id. Default "${SILAS_TELEGRAM_OWNER_ID}".
+	// OwnerChatID is the owner's chat id. Empty means the owner pairs a chat
+	// with `silas telegram pair` and `/start <code>`; set, it names the
+	// owner's chat and pairing is off. Default "${SILAS_TELEGRAM_OWNER_ID}".
 	OwnerChatID string `koanf:"owner_chat_id"`
+	// APIURL is the Bot API server: https, or http to a loopback address (a
+	// local Bot API server). Default "https://api.telegram.org".
+	APIURL string `koanf:"api_url"`
+	// WebhookURL switches from long polling to a webhook: the public https
+	// URL (port 443, 80, 88 or 8443) at which Telegram reaches this daemon's
+	// web channel, with a path under /telegram/ (for example
+	// https://silas.example.com/telegram/webhook). Its host is served
+	// besides channels.web.allowed_hosts. Empty means long polling.
+	// Default "".
+	WebhookURL string `koanf:"webhook_url"`
+	// WebAppURL is the web app's address as the owner's phone reaches it, for
+	// the links on cards that must be answered in the app (high-risk and
+	// irreversible cards, secure input). Empty means
+	// http://<channels.web.host>:<channels.web.port>. Default "".
+	WebAppURL string `koanf:"web_app_url"`
+}
+
+// OwnerChat returns the configured owner chat id; ok is false when none is
+// configured (the owner pairs a chat instead).
+func (t Telegram) OwnerChat() (id int64, ok bool) {
+	id, err := strconv.ParseInt(strings.TrimSpace(t.OwnerChatID), 10, 64)
+	return id, err == nil && id != 0
+}
+
+// WebApp returns the web app's base URL for card links: WebAppURL without a
+// trailing slash, or the web channel's own address (an unspecified bind
+// address is written as localhost).
+func (t Telegram) WebApp(w Web) string {
+	if t.WebAppURL != "" {
+		return strings.TrimRight(t.WebAppURL, "/")
+	}
+	host := w.Host
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && a.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(w.Port))
 }
 
 // String prints the settings with the token redacted.

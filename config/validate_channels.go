@@ -37,16 +37,9 @@ func (c *Config) validateChannels(p *problems) {
 		}
 	}
 	validateWebLimits(w, p)
+	c.validateChannelSet(p)
 
-	t := c.Channels.Telegram
-	if t.Enabled {
-		p.required("channels.telegram.token", t.Token, "set SILAS_TELEGRAM_TOKEN to the bot token or disable silas.channels.telegram")
-		if t.OwnerChatID == "" {
-			p.add("channels.telegram.owner_chat_id", "must not be empty; set SILAS_TELEGRAM_OWNER_ID to the owner's chat id or disable silas.channels.telegram")
-		} else if _, err := strconv.ParseInt(t.OwnerChatID, 10, 64); err != nil {
-			p.add("channels.telegram.owner_chat_id", "must be a numeric chat id, got %q", t.OwnerChatID)
-		}
-	}
+	c.validateTelegram(p)
 }
 
 // validateWebLimits checks the socket caps, timeouts, trusted proxies,

@@ -49,9 +49,44 @@ func TestValidateRules(t *testing.T) {
 		{"no auth timeout", func(t *testing.T, c *Config) { c.Channels.Web.AuthTimeoutSeconds = 0 }, []string{"silas.channels.web.auth_timeout_seconds"}},
 		{"telegram without token", func(t *testing.T, c *Config) { c.Channels.Telegram.Enabled = true },
 			[]string{"silas.channels.telegram.token", "SILAS_TELEGRAM_TOKEN"}},
+		{"no channel at all", func(t *testing.T, c *Config) { c.Channels.Web.Enabled = false },
+			[]string{"silas.channels.web.enabled", "nothing could reach Silas"}},
+		{"cli channel in serve", func(t *testing.T, c *Config) { c.Channels.CLI.Enabled = true },
+			[]string{"silas.channels.cli.enabled", "silas chat"}},
 		{"telegram chat id not numeric", func(t *testing.T, c *Config) {
-			c.Channels.Telegram = Telegram{Enabled: true, Token: "t", OwnerChatID: "me"}
-		}, []string{"silas.channels.telegram.owner_chat_id", "numeric"}},
+			c.Channels.Telegram = Telegram{Enabled: true, Token: "1:t", OwnerChatID: "me", APIURL: "https://api.telegram.org"}
+		}, []string{"silas.channels.telegram.owner_chat_id", "numeric", "silas telegram pair"}},
+		{"telegram token malformed", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.Enabled, c.Channels.Telegram.Token = true, "1:abc def"
+		}, []string{"silas.channels.telegram.token", "@BotFather"}},
+		{"telegram api url plain http remote", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.APIURL = "http://bot.example.com"
+		}, []string{"silas.channels.telegram.api_url", "expose the bot token"}},
+		{"telegram api url not a url", func(t *testing.T, c *Config) { c.Channels.Telegram.APIURL = "api.telegram.org" },
+			[]string{"silas.channels.telegram.api_url", "https://api.telegram.org"}},
+		{"telegram webhook over http", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.WebhookURL = "http://silas.example.com/telegram/webhook"
+		}, []string{"silas.channels.telegram.webhook_url", "https"}},
+		{"telegram webhook bad port", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.WebhookURL = "https://silas.example.com:9000/telegram/webhook"
+		}, []string{"silas.channels.telegram.webhook_url", "port 9000", "8443"}},
+		{"telegram webhook outside its path", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.WebhookURL = "https://silas.example.com/ws"
+		}, []string{"silas.channels.telegram.webhook_url", "/telegram/"}},
+		{"telegram webhook without the web channel", func(t *testing.T, c *Config) {
+			c.Channels.Telegram = Telegram{Enabled: true, Token: "1:abc", APIURL: "https://api.telegram.org", WebhookURL: "https://silas.example.com/telegram/hook"}
+			c.Channels.Web.Enabled = false
+		}, []string{"silas.channels.telegram.webhook_url", "enable silas.channels.web"}},
+		{"telegram webhook on the pairing endpoint", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.WebhookURL = "https://silas.example.com/telegram/pair"
+		}, []string{"silas.channels.telegram.webhook_url", "pairing endpoint"}},
+		{"telegram pairing without the web channel", func(t *testing.T, c *Config) {
+			c.Channels.Telegram = Telegram{Enabled: true, Token: "1:abc"}
+			c.Channels.Web.Enabled = false
+		}, []string{"silas.channels.telegram.owner_chat_id", "enable silas.channels.web"}},
+		{"telegram web app url with query", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.WebAppURL = "https://silas.example.com/?a=b"
+		}, []string{"silas.channels.telegram.web_app_url"}},
 
 		// rehydration
 		{"no scope idle timeout", func(t *testing.T, c *Config) { c.Rehydration.ScopeIdleTimeoutSeconds = 0 },
@@ -260,8 +295,9 @@ func TestValidateAccepts(t *testing.T) {
 		{"public host with token", func(t *testing.T, c *Config) {
 			c.Channels.Web.Host, c.Channels.Web.AuthToken = "0.0.0.0", "0123456789abcdef0123"
 		}},
-		{"public host with web disabled", func(t *testing.T, c *Config) {
+		{"public host with web disabled, telegram on", func(t *testing.T, c *Config) {
 			c.Channels.Web.Host, c.Channels.Web.Enabled = "0.0.0.0", false
+			c.Channels.Telegram = Telegram{Enabled: true, Token: "1:abc", OwnerChatID: "-100123"}
 		}},
 		{"loopback variants", func(t *testing.T, c *Config) { c.Channels.Web.Host = "::1" }},
 		{"port zero picks a free port", func(t *testing.T, c *Config) { c.Channels.Web.Port = 0 }},
@@ -273,7 +309,14 @@ func TestValidateAccepts(t *testing.T) {
 			}
 		}},
 		{"telegram configured", func(t *testing.T, c *Config) {
-			c.Channels.Telegram = Telegram{Enabled: true, Token: "1:abc", OwnerChatID: "-100123"}
+			c.Channels.Telegram = Telegram{Enabled: true, Token: "1:abc", OwnerChatID: "-100123", APIURL: "https://api.telegram.org"}
+		}},
+		{"telegram pairing instead of a chat id", func(t *testing.T, c *Config) {
+			c.Channels.Telegram.Enabled, c.Channels.Telegram.Token, c.Channels.Telegram.OwnerChatID = true, "123456:AAH-x_y", ""
+		}},
+		{"telegram webhook and local bot api", func(t *testing.T, c *Config) {
+			c.Channels.Telegram = Telegram{Enabled: true, Token: "1:abc", APIURL: "http://127.0.0.1:8081",
+				WebhookURL: "https://silas.example.com:8443/telegram/webhook", WebAppURL: "https://silas.example.com/"}
 		}},
 		{"suggestions off without scheduler", func(t *testing.T, c *Config) {
 			c.Scheduler.Enabled, c.Suggestions.Enabled = false, false

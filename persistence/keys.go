@@ -66,6 +66,14 @@ import (
 //	sk/<skill_name>                 installed skill: approved files, their hashes, skill hash and approval (codec v1, InstalledSkill JSON; skills.go)
 //	cn/<connection_id>              service connection record, never a credential (codec v1, messages.Connection JSON; connections.go)
 //	skr/<request_id>                skill_install card waiting for the owner (codec v1, SkillRequest JSON; skill_requests.go); deleted when it ends
+//
+//	tg/offset                       Telegram: update_id of the last update handled, int64 BE (telegram.go)
+//	tg/pairing                      Telegram: pending pairing code, its hash and expiry, never the code (codec v1, TelegramPairing JSON)
+//	tg/owner                        Telegram: the owner's paired chat id, int64 BE
+//	tgs/<update_id:8 BE>            Telegram: update handled (empty value); Badger TTL = the caller's
+//	tgu/<key>                       Telegram: card answered (callback request id): expiry unix nanos, int64 BE; Badger TTL = until
+//	tgc/<user_id:8 BE>              Telegram: a customer's session token (codec v1, TelegramCustomer JSON); Badger TTL = its expiry
+//	tgw/<user_id:8 BE><message_id>  Telegram: a customer message not yet answered (empty value); Badger TTL = the caller's
 const (
 	pfxMeta           = "meta/"
 	keySchemaVersion  = "meta/version"
@@ -117,6 +125,29 @@ const (
 
 // Service connections (see the layout above).
 const pfxConnection = "cn/"
+
+// The Telegram channel (see the layout above).
+const (
+	keyTelegramOffset   = "tg/offset"
+	keyTelegramPairing  = "tg/pairing"
+	keyTelegramOwner    = "tg/owner"
+	pfxTelegramSeen     = "tgs/"
+	pfxTelegramUsed     = "tgu/"
+	pfxTelegramCustomer = "tgc/"
+	pfxTelegramAwaiting = "tgw/"
+)
+
+// keyInt builds pfx + n (8 bytes BE, two's complement for negative ids).
+func keyInt(pfx string, n int64) []byte {
+	k := make([]byte, 0, len(pfx)+8)
+	k = append(k, pfx...)
+	return binary.BigEndian.AppendUint64(k, uint64(n))
+}
+
+// telegramAwaitingKey builds tgw/<user_id:8 BE><message_id>.
+func telegramAwaitingKey(userID int64, messageID string) []byte {
+	return append(keyInt(pfxTelegramAwaiting, userID), messageID...)
+}
 
 // maxIDLen bounds every identifier that goes into a key; Badger keys are
 // limited to 64 KiB and long keys slow every lookup.

@@ -1,8 +1,31 @@
-// Package telegram is the transport of Silas's Telegram channel (spec 8.3,
-// issue 11): it talks to the Bot API and knows nothing of scopes, turns or
-// the wire protocol. The runtime (actors) owns every decision; this package
+// Package telegram is Silas's Telegram channel (spec 8.3, issue 11). Its
+// transport talks to the Bot API; its Bridge translates between Telegram
+// and the wire protocol of package messages, exactly as the web channel
+// translates WebSocket frames: one in-process session per chat through
+// messages.Gateway, the owner's chat authenticated as the owner (receipts
+// on), every other user a /chat customer whose session token is kept per
+// Telegram user. The runtime (actors) owns every decision; this package
 // moves bytes safely and in order. Sends use github.com/go-telegram/bot,
 // whose base URL is configurable; getUpdates is a direct call (see Client).
+//
+// # The bridge (what cmd/silas wires)
+//
+//	b, _ := telegram.NewBridge(telegram.BridgeConfig{Client: c, Gateway: gw, OwnerToken: tok,
+//		Store: store, Signer: signer, WebAppURL: url, ...})
+//	_ = b.Start(ctx)                       // the owner's session, waiting customers
+//	p, _ := telegram.NewPoller(telegram.PollerConfig{Client: c, Store: store, Seen: b, Handler: b.Handle})
+//	go p.Run(ctx)                          // or NewWebhook with the same Store, Seen and Handler
+//	...
+//	_ = b.Stop(ctx)                        // after the poller: unconfirmed answers stay in the runtime
+//
+// b.Handle turns a message into a message frame with id "tg-<update_id>"
+// and returns nil only once the runtime acknowledged (journaled) it; it
+// verifies card buttons, answers them and hands the verdict to the runtime
+// as approval_response, gate_response, ... frames. Server events become
+// answers (split, escaped), typing indicators, cards (inline keyboards, or
+// only a link to the web app for high-risk cards and secure input),
+// status messages edited in place, and notices. The lower-level wiring
+// below is what the bridge does with the transport.
 //
 // # Wiring (who calls what)
 //

@@ -113,3 +113,21 @@ func permanent(err error) bool {
 	var e *APIError
 	return errors.As(err, &e) && e.Code >= 400 && e.Code < 500 && e.Code != http.StatusTooManyRequests
 }
+
+// ErrPairingConfigured means channels.telegram.owner_chat_id names the
+// owner's chat, so there is nothing to pair or unpair; remove the setting
+// to pair a chat with a code instead.
+var ErrPairingConfigured = errors.New("telegram: channels.telegram.owner_chat_id names the owner's chat; remove it to pair a chat with `silas telegram pair`")
+
+// ErrNotAcknowledged means the runtime did not confirm, in time, that it
+// journaled a message: the update is not confirmed to Telegram and comes
+// again. Check the daemon's log if it persists.
+var ErrNotAcknowledged = errors.New("telegram: the runtime did not acknowledge the message in time; the update will be handled again")
+
+// ErrSessionEnded means the chat's session with the runtime ended (a
+// restart of the session, shutdown, unpairing) before the runtime took the
+// message; the update comes again.
+var ErrSessionEnded = errors.New("telegram: the chat's session ended before the runtime took the message; the update will be handled again")
+
+// ErrBridgeStopped means the bridge was stopped; nothing more is handled.
+var ErrBridgeStopped = errors.New("telegram: the channel is stopped")

@@ -16,7 +16,10 @@ import (
 	"github.com/silas-ai/silas/bench/mockllm"
 )
 
-var build struct {
+// builds holds one build of the silas binary per set of build tags.
+var builds sync.Map // tags -> *binaryBuild
+
+type binaryBuild struct {
 	once sync.Once
 	path string
 	err  error
@@ -24,24 +27,34 @@ var build struct {
 
 // silasBinary builds the silas binary once for the tests that need a real
 // process (to kill it).
-func silasBinary(t *testing.T) string {
+func silasBinary(t *testing.T) string { return silasBinaryTagged(t, "") }
+
+// silasBinaryTagged builds, once per tags, the silas binary with those
+// build tags (a test hook such as telegram_crashtest).
+func silasBinaryTagged(t *testing.T, tags string) string {
 	t.Helper()
-	build.once.Do(func() {
+	v, _ := builds.LoadOrStore(tags, &binaryBuild{})
+	b := v.(*binaryBuild)
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "silas-bin")
 		if err != nil {
-			build.err = err
+			b.err = err
 			return
 		}
-		build.path = filepath.Join(dir, "silas")
-		out, err := exec.Command("go", "build", "-o", build.path, ".").CombinedOutput()
+		b.path = filepath.Join(dir, "silas")
+		args := []string{"build", "-o", b.path}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
-			build.err = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if build.err != nil {
-		t.Fatal(build.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return build.path
+	return b.path
 }
 
 // process is silas running as a child process.
@@ -54,8 +67,15 @@ var readyLine = regexp.MustCompile(`ready on http://(\S+)`)
 
 func startProcess(t *testing.T, configPath string) *process {
 	t.Helper()
-	cmd := exec.Command(silasBinary(t), "serve", "--config", configPath)
-	cmd.Env = append(os.Environ(), "TEST_MODEL_KEY=test-key")
+	return startBinary(t, silasBinary(t), configPath)
+}
+
+// startBinary runs bin serve with the config at configPath and extra
+// environment variables, and waits until it is ready.
+func startBinary(t *testing.T, bin, configPath string, env ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--config", configPath)
+	cmd.Env = append(append(os.Environ(), "TEST_MODEL_KEY=test-key"), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

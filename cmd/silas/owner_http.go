@@ -3,16 +3,15 @@ package main
 import (
 	"fmt"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/silas-ai/silas/config"
 	"github.com/silas-ai/silas/ownerapi"
 	"github.com/silas-ai/silas/runtime/session"
 )
 
-// ownerRoutes are the web channel's extra HTTP routes: the owner HTTP API
-// (package ownerapi) on this daemon's database, devices, vault and actors.
-func (d *daemon) ownerRoutes(cfg *config.Config, sessions *session.Minter) (map[string]fasthttp.RequestHandler, error) {
+// ownerRoutes is the owner HTTP API (package ownerapi) on this daemon's
+// database, devices, vault and actors; its Routes are the web channel's
+// extra HTTP routes, and its gate guards the Telegram endpoints too.
+func (d *daemon) ownerRoutes(cfg *config.Config, sessions *session.Minter) (*ownerapi.API, error) {
 	api, err := ownerapi.New(ownerapi.Deps{
 		DB: d.in.db, OwnerToken: d.in.ownerToken, OwnerID: cfg.OwnerID, Sessions: sessions,
 		Devices: d.devices, Vault: d.secrets, Actors: d.sys, SkillsDir: cfg.SkillsDir,
@@ -20,7 +19,7 @@ func (d *daemon) ownerRoutes(cfg *config.Config, sessions *session.Minter) (map[
 	if err != nil {
 		return nil, fmt.Errorf("owner HTTP API: %w", err)
 	}
-	return api.Routes(), nil
+	return api, nil
 }
 
 // ownerOrDevice accepts a chat message signature by the owner key or by an

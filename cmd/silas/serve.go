@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"time"
 
@@ -74,7 +75,11 @@ func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger, stdout i
 	}
 	log.Info().Str("addr", d.Addr()).Dur("startup", time.Since(started)).
 		Int64("recovered_turns", d.sys.Pending()).Msg("silas ready")
-	fmt.Fprintf(stdout, "silas is ready on http://%s (owner token: run `silas token`)\n", d.Addr())
+	if addr := d.Addr(); addr != "" {
+		fmt.Fprintf(stdout, "silas is ready on http://%s (owner token: run `silas token`)\n", addr)
+	} else {
+		fmt.Fprintln(stdout, "silas is ready, without its web channel (silas.channels.web.enabled: false)")
+	}
 
 	<-ctx.Done()
 	log.Info().Msg("shutting down: finishing turns in flight")
@@ -97,6 +102,8 @@ type daemon struct {
 
 	devices *ownerapi.DeviceRegistry // active owner device keys
 	secrets *keys.Vault              // secure-input requests and values
+
+	tg *telegramChannel // the Telegram channel; nil when it is off
 }
 
 // startDaemon installs what is missing, recovers journaled work, starts the
@@ -117,6 +124,9 @@ type daemonOptions struct {
 	// sandboxProbes replaces the probes of sandbox backends; tests use it
 	// to stand for a host without isolation.
 	sandboxProbes map[string]backends.Prober
+	// telegramPacing is the Telegram outbox's least time between two
+	// messages to one chat; 0 is Telegram's limit (1 s). Tests shorten it.
+	telegramPacing time.Duration
 }
 
 // startDaemonWith is startDaemon with options.
@@ -203,11 +213,23 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	if err != nil {
 		return fmt.Errorf("start actors: %w", err)
 	}
-	extra, err := d.ownerRoutes(cfg, minter)
+	if cfg.Channels.Telegram.Enabled {
+		if d.tg, err = newTelegram(ctx, cfg, d, log, o); err != nil {
+			_ = d.sys.Stop(context.Background())
+			return err
+		}
+	}
+	if !cfg.Channels.Web.Enabled {
+		log.Warn().Msg("web channel disabled (silas.channels.web.enabled: false): no HTTP listener, so no web app, owner API, /health or `silas chat`")
+		return d.runTelegram(ctx)
+	}
+	api, err := d.ownerRoutes(cfg, minter)
 	if err != nil {
 		_ = d.sys.Stop(context.Background())
 		return err
 	}
+	extra := api.Routes()
+	maps.Copy(extra, d.telegramRoutes(cfg, api, log))
 	w := cfg.Channels.Web
 	d.srv, err = web.New(web.Options{
 		Host: w.Host, Port: w.Port, AuthToken: w.AuthToken, ChatbotEnabled: cfg.Chatbot.Enabled,
@@ -218,7 +240,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		MaxUnauthenticatedSockets: w.MaxUnauthenticatedSockets, MaxUnauthenticatedSocketsPerIP: w.MaxUnauthenticatedSocketsPerIP,
 		MaxOwnerSockets: w.MaxOwnerSockets, IdleTimeout: w.IdleTimeout(),
 		HeaderTimeout: w.HeaderTimeout(), BodyTimeout: w.BodyTimeout(),
-		TrustedProxies: w.TrustedProxies, AllowedHosts: w.AllowedHosts,
+		TrustedProxies: w.TrustedProxies, AllowedHosts: d.tg.allowedHosts(w.AllowedHosts),
 		Gateway: readyGateway{d.sys.Gateway(), newReadiness(cfg, d.in.db, d.sys, log)}, Metrics: reg, Logger: log, Pprof: o.pprof,
 		Static: web.Static(),
 		Extra:  extra,
@@ -230,18 +252,29 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 		_ = d.sys.Stop(context.Background())
 		return fmt.Errorf("start web channel: %w", err)
 	}
-	return nil
+	return d.runTelegram(ctx)
 }
 
 // Addr is the web channel's listening address.
-func (d *daemon) Addr() string { return d.srv.Addr().String() }
+func (d *daemon) Addr() string {
+	if d.srv == nil {
+		return ""
+	}
+	return d.srv.Addr().String()
+}
 
-// Stop closes the web channel, lets turns in flight finish within ctx,
-// flushes the audit log and closes the database.
+// Stop stops the Telegram channel, closes the web channel, lets turns in
+// flight finish within ctx, flushes the audit log and closes the database.
 func (d *daemon) Stop(ctx context.Context) error {
 	var errs []error
-	if err := d.srv.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("stop web channel: %w", err))
+	// Telegram first: no update is taken that could not be answered.
+	if err := d.tg.stop(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("stop telegram channel: %w", err))
+	}
+	if d.srv != nil {
+		if err := d.srv.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop web channel: %w", err))
+		}
 	}
 	if err := d.sys.Stop(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("stop actors: %w", err))
