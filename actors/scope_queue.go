@@ -13,10 +13,15 @@ import (
 )
 
 // journaled reports that a user message is (or failed to be) durable.
+// dup says the store had it already: pending when it still waits to run
+// (journaled before a crash), else answered or dead-lettered. msg is the
+// message, for an instance that lost track of it (restarted meanwhile).
 type journaled struct {
 	messageID string
 	dup       bool
+	pending   bool
 	err       error
+	msg       *messages.UserMessage
 }
 
 // queuedPayload is the journaled form of a user message: everything needed
@@ -126,10 +131,11 @@ func (s *Scope) journal(c actor.Context, m *messages.UserMessage) {
 		Taint: taint, Payload: payload, EnqueuedAt: m.ReceivedAt,
 	}
 	self, root, db := c.Self(), s.d.sys.Root, s.d.DB
-	fail := func(err error) { root.Send(self, &journaled{messageID: m.MessageID, err: err}) }
+	fail := func(err error) { root.Send(self, &journaled{messageID: m.MessageID, err: err, msg: m}) }
 	if !s.d.tasks.Go("journal", func(ctx context.Context) {
-		dup, err := db.Queue().Enqueue(ctx, rec)
-		root.Send(self, &journaled{messageID: m.MessageID, dup: dup, err: err})
+		got, err := db.Queue().EnqueueResult(ctx, rec)
+		root.Send(self, &journaled{messageID: m.MessageID, dup: got != persistence.Enqueued,
+			pending: got == persistence.AlreadyPending, err: err, msg: m})
 	}, fail) {
 		fail(errShuttingDown)
 	}
@@ -146,6 +152,7 @@ func (s *Scope) onJournaled(c actor.Context, m *journaled) {
 	}
 	i := s.find(m.messageID)
 	if i < 0 {
+		s.adoptJournaled(c, m)
 		return
 	}
 	q := s.queue[i]
@@ -153,6 +160,14 @@ func (s *Scope) onJournaled(c actor.Context, m *journaled) {
 	case q.journaled:
 		// The load found the message in the store before this result
 		// came (onLoaded), and acknowledged it.
+		return
+	case m.dup && m.pending:
+		// Journaled before a crash and not answered yet: a resend that
+		// came before this instance learnt of it (the load read the store
+		// before the first write landed). The entry is that message.
+		q.journaled = true
+		send(q.msg.Sink, &messages.AckEvent{Type: "ack", MessageID: m.messageID})
+		s.maybeStart(c)
 		return
 	case m.err != nil:
 		s.dequeue(i)
@@ -179,6 +194,10 @@ func (s *Scope) onCurrentJournaled(r *run, m *journaled) {
 	case m.err != nil:
 		r.lost = true
 		s.rejectUnstored(r.msg, m.err)
+	case m.dup && m.pending:
+		// Journaled before a crash and not answered: this turn runs it.
+		r.journaled, r.acked = true, true
+		send(r.msg.Sink, &messages.AckEvent{Type: "ack", MessageID: m.messageID})
 	case m.dup:
 		// Processed before: its answer is in the outbox or was delivered.
 		r.lost = true
@@ -187,6 +206,29 @@ func (s *Scope) onCurrentJournaled(r *run, m *journaled) {
 		r.journaled, r.acked = true, true
 		send(r.msg.Sink, &messages.AckEvent{Type: "ack", MessageID: m.messageID})
 	}
+}
+
+// adoptJournaled takes in a message this instance does not hold but whose
+// journal write just landed: the write of an instance that panicked and
+// was restarted while it was in flight, after this instance's load had
+// read the store. Without this, the message would wait in the store until
+// the next start, acknowledged to no one and answered to no one.
+func (s *Scope) adoptJournaled(c actor.Context, m *journaled) {
+	if m.msg == nil || m.err != nil || (m.dup && !m.pending) || s.answered.has(m.messageID) {
+		// A failed write stored nothing; an answered message is done.
+		// While loading, the entry is taken: should the load find the
+		// message too, it keeps this entry (onLoaded).
+		return
+	}
+	sl, refused := s.d.admit.acquire(s.kind == messages.ScopeOwner, "")
+	if refused != nil {
+		return // it stays journaled and runs on a later start
+	}
+	msg := *m.msg
+	msg.Sink = nil // the sink belonged to the old instance's attachment
+	s.queue = append(s.queue, &queued{msg: &msg, journaled: true, slot: sl})
+	s.d.metrics.QueueDepth.Inc()
+	s.maybeStart(c)
 }
 
 func (s *Scope) dequeue(i int) {

@@ -59,3 +59,36 @@ func TestResendWhileLoadingIsAnsweredOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestJournalWriteLandingAfterARestartIsRun: a scope that panicked while
+// a message's journal write was in flight restarts, and its load reads the
+// store before that write lands. The write's result, arriving at the new
+// instance, makes it take the message in: it is answered, not left in the
+// store until the next start.
+func TestJournalWriteLandingAfterARestartIsRun(t *testing.T) {
+	h := newHarness(t, func(context.Context, *llm.Request) (*llm.Response, error) { return direct("answer"), nil }, nil)
+	c, s := h.ownerConn()
+	c.Frame(&messages.Frame{Type: "message", Text: "first", MessageID: "m1"})
+	s.wait(t, "answer to m1", typed("message", "reply_to", "m1"))
+
+	// The write of the old instance landed in the store...
+	msg := &messages.UserMessage{MessageID: "m2", Channel: "web", SenderID: h.cfg.OwnerID, Text: "second", Authenticated: true, ReceivedAt: time.Now()}
+	payload, _ := json.Marshal(queuedPayload{Channel: msg.Channel, SenderID: msg.SenderID, Text: msg.Text, Authenticated: true, ReceivedAt: msg.ReceivedAt})
+	if _, err := h.db.Queue().Enqueue(t.Context(), persistence.QueueRecord{
+		MessageID: "m2", ScopeID: "owner", TraceID: "m2", Kind: "user_message", Taint: messages.TaintAuth, Payload: payload, EnqueuedAt: msg.ReceivedAt,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// ...and its result reaches the loaded instance, which never saw m2.
+	root := h.sys.d.sys.Root
+	res, err := root.RequestFuture(h.sys.d.stream, &messages.ScopeFor{ScopeID: "owner"}, 5*time.Second).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root.Send(res.(*messages.ScopeRef).PID, &journaled{messageID: "m2", msg: msg})
+	s.wait(t, "answer to m2", typed("message", "reply_to", "m2"))
+	checkFor(t, 5*time.Second, func() bool {
+		p, err := h.db.Queue().PendingFor(t.Context(), "owner")
+		return err == nil && len(p) == 0
+	}, "m2 no longer pending in the store")
+}

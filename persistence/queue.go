@@ -73,8 +73,33 @@ func (r *QueueRecord) validate() error {
 // commit (and disk sync); see the package doc for what a nil error and a
 // ctx error mean.
 func (q Queue) Enqueue(ctx context.Context, rec QueueRecord) (dup bool, err error) {
+	r, err := q.EnqueueResult(ctx, rec)
+	return r != Enqueued, err
+}
+
+// EnqueueOutcome tells what Enqueue found: whether the message was stored
+// now, or was there already, waiting to run or answered.
+type EnqueueOutcome int
+
+// What EnqueueResult found.
+const (
+	// Enqueued: rec was stored now.
+	Enqueued EnqueueOutcome = iota
+	// AlreadyPending: the message is queued or leased: journaled and not
+	// answered yet (a resend after a crash). It must run.
+	AlreadyPending
+	// AlreadyDone: the message was acked within Options.ProcessedTTL, or
+	// dead-lettered. It must not run again.
+	AlreadyDone
+)
+
+// EnqueueResult is Enqueue, telling a redelivery of a message still
+// waiting to run apart from one of a message already answered: a scope
+// that lost track of the first (a restart while its write was in flight)
+// runs it, and answers the second from its outbox.
+func (q Queue) EnqueueResult(ctx context.Context, rec QueueRecord) (EnqueueOutcome, error) {
 	if err := rec.validate(); err != nil {
-		return false, fmt.Errorf("enqueue: %w", err)
+		return Enqueued, fmt.Errorf("enqueue: %w", err)
 	}
 	rec.State, rec.LeaseUntil = QueueQueued, time.Time{}
 	if rec.EnqueuedAt.IsZero() {
@@ -82,26 +107,33 @@ func (q Queue) Enqueue(ctx context.Context, rec QueueRecord) (dup bool, err erro
 	}
 	val, err := encodeJSON(&rec)
 	if err != nil {
-		return false, fmt.Errorf("enqueue %s/%s: %w", rec.ScopeID, rec.MessageID, err)
+		return Enqueued, fmt.Errorf("enqueue %s/%s: %w", rec.ScopeID, rec.MessageID, err)
 	}
 	idx := key2(pfxQueueIndex, rec.ScopeID, rec.MessageID)
 	acked := key2(pfxAcked, rec.ScopeID, rec.MessageID)
 	// Written by the committer, read here only after it answered.
 	var (
-		seq   uint64
-		isDup bool
+		seq    uint64
+		result EnqueueOutcome
 	)
 	err = q.d.updateSized(ctx, int64(len(val)+2*len(idx))+queueOverhead, func(txn *wtxn) error {
-		isDup = false
-		for _, k := range [][]byte{idx, acked} {
-			ok, err := exists(txn, k)
-			if err != nil {
-				return err
+		result = Enqueued
+		if ok, err := exists(txn, acked); err != nil || ok {
+			result = AlreadyDone
+			return err
+		}
+		switch at, err := locate(txn, rec.ScopeID, rec.MessageID); {
+		case err == nil:
+			// Indexed: queued or leased, or dead-lettered when the
+			// record itself is gone (its index stays, see stageAck).
+			live, err := exists(txn, keySeq(pfxQueue, rec.ScopeID, at))
+			result = AlreadyDone
+			if live {
+				result = AlreadyPending
 			}
-			if ok {
-				isDup = true
-				return nil
-			}
+			return err
+		case !errors.Is(err, ErrNotFound):
+			return err
 		}
 		if err := q.d.Space().Refusal(); err != nil {
 			// A new message starts new work: refuse it while the disk
@@ -124,9 +156,9 @@ func (q Queue) Enqueue(ctx context.Context, rec QueueRecord) (dup bool, err erro
 		return txn.Set(idx, binary.BigEndian.AppendUint64(nil, seq))
 	})
 	if err != nil {
-		return false, fmt.Errorf("enqueue %s/%s: %w", rec.ScopeID, rec.MessageID, err)
+		return Enqueued, fmt.Errorf("enqueue %s/%s: %w", rec.ScopeID, rec.MessageID, err)
 	}
-	return isDup, nil
+	return result, nil
 }
 
 // queueOverhead estimates a queue record's key and index value.

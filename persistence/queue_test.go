@@ -44,27 +44,41 @@ func pendingIDs(t *testing.T, h *harness) []string {
 	return ids
 }
 
+// outcome enqueues r and checks what EnqueueResult found.
+func outcome(t *testing.T, h *harness, r QueueRecord, want EnqueueOutcome) {
+	t.Helper()
+	got, err := h.db.Queue().EnqueueResult(t.Context(), r)
+	if err != nil || got != want {
+		t.Fatalf("enqueue %s/%s: %v (%v), want %v", r.ScopeID, r.MessageID, got, err, want)
+	}
+}
+
 func testQueueEnqueueDedup(t *testing.T, h *harness) {
 	ctx := t.Context()
 	q := h.db.Queue()
 	mustEnqueue(t, h, qrec("s1", "m1"), false)
-	mustEnqueue(t, h, qrec("s1", "m1"), true)  // queued
-	mustEnqueue(t, h, qrec("s2", "m1"), false) // same id, other scope
+	mustEnqueue(t, h, qrec("s1", "m1"), true)       // queued
+	outcome(t, h, qrec("s1", "m1"), AlreadyPending) // it must still run
+	mustEnqueue(t, h, qrec("s2", "m1"), false)      // same id, other scope
 	if err := q.Lease(ctx, "s1", "m1", time.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	mustEnqueue(t, h, qrec("s1", "m1"), true) // leased
+	outcome(t, h, qrec("s1", "m1"), AlreadyPending)
 	if err := q.Ack(ctx, "s1", "m1"); err != nil {
 		t.Fatal(err)
 	}
 	mustEnqueue(t, h, qrec("s1", "m1"), true) // processed
+	outcome(t, h, qrec("s1", "m1"), AlreadyDone)
 	mustEnqueue(t, h, qrec("s1", "m2"), false)
 	if err := q.DeadLetter(ctx, "s1", "m2", "poison"); err != nil {
 		t.Fatal(err)
 	}
 	mustEnqueue(t, h, qrec("s1", "m2"), true) // dead-lettered
-	if got := pendingIDs(t, h); len(got) != 1 || got[0] != "s2/m1" {
-		t.Fatalf("Pending = %v, want [s2/m1]", got)
+	outcome(t, h, qrec("s1", "m2"), AlreadyDone)
+	outcome(t, h, qrec("s1", "m9"), Enqueued)
+	if got := pendingIDs(t, h); len(got) != 2 || got[0] != "s1/m9" || got[1] != "s2/m1" {
+		t.Fatalf("Pending = %v, want [s1/m9 s2/m1]", got)
 	}
 	bad := qrec("s1", "m3")
 	bad.Taint = "root"
