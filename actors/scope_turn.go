@@ -325,7 +325,7 @@ func (s *Scope) failTurn(c actor.Context, err error) {
 	s.d.metrics.Errors.With(string(messages.CodeInternal)).Inc()
 	s.emitAudit("turn_failed", map[string]any{"message_id": t.In.MessageID, "stage": t.Stage(), "error": err.Error()})
 	r.failed = true
-	t.Answer = &pipeline.Answer{Type: "message", Text: FailedTurnText, Sender: "silas", Timestamp: t.Now, ReplyTo: t.In.MessageID,
+	t.Answer = &messages.AnswerEvent{Type: messages.EventMessage, Text: FailedTurnText, Sender: "silas", Timestamp: t.Now, ReplyTo: t.In.MessageID,
 		Error: &messages.TurnError{Kind: messages.TurnErrorInternal, Retryable: true}}
 	tc := s.turnCommit(s.current)
 	tc.Chronicle, tc.Memories, tc.Snapshot = nil, nil, nil

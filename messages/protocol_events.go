@@ -1,5 +1,28 @@
 package messages
 
+import "time"
+
+// EventMessage is the type of the server event that answers a turn (spec
+// 8.1 `message`).
+const EventMessage = "message"
+
+// AnswerEvent is the server event `message`: the answer to the client
+// message whose message_id is ReplyTo. A redelivered answer (after a
+// reconnect or a crash) has the same bytes, so a client drops one whose
+// reply_to it already has.
+type AnswerEvent struct {
+	Type      string    `json:"type"` // always "message"
+	Text      string    `json:"text"`
+	Sender    string    `json:"sender"`
+	Timestamp time.Time `json:"timestamp"`
+	ReplyTo   string    `json:"reply_to"`
+	Register  string    `json:"interaction_register,omitempty"`
+	Mode      string    `json:"interaction_mode,omitempty"`
+	// Error is set when the turn failed: what kind of failure, and whether
+	// sending the message again may help.
+	Error *TurnError `json:"error,omitempty"`
+}
+
 // EventGateApproval is the type of the server event that asks the owner to
 // approve what a gate holds (spec 8.1 `gate_approval`); the client answers
 // with a `gate_response` frame carrying the same request_id.

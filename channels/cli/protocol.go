@@ -53,15 +53,6 @@ type event struct {
 	raw []byte
 }
 
-// messageEvent is the server event "message": an answer (the wire form of
-// runtime/pipeline.Answer, which has no messages type). Error is set when
-// the turn failed.
-type messageEvent struct {
-	Text    string              `json:"text"`
-	ReplyTo string              `json:"reply_to"`
-	Error   *messages.TurnError `json:"error"`
-}
-
 // decode reads ev's frame into v, the messages type of its Type.
 func (ev event) decode(v any) error {
 	if err := json.Unmarshal(ev.raw, v); err != nil {

@@ -137,7 +137,7 @@ func (s *session) onLine(ctx context.Context, l inputLine) error {
 func (s *session) onEvent(ev event) error {
 	switch ev.Type {
 	case messages.TypeMessage:
-		var m messageEvent
+		var m messages.AnswerEvent
 		if err := ev.decode(&m); err != nil {
 			s.unreadable(ev, err)
 		} else {

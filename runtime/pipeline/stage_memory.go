@@ -112,8 +112,8 @@ func runSend(t *Turn, _ *Env) Effect {
 	if strings.TrimSpace(text) == "" {
 		text = "(no answer)"
 	}
-	t.Answer = &Answer{
-		Type: "message", Text: text, Sender: "silas", Timestamp: t.Now,
+	t.Answer = &messages.AnswerEvent{
+		Type: messages.EventMessage, Text: text, Sender: "silas", Timestamp: t.Now,
 		ReplyTo: t.In.MessageID, Register: string(t.Register), Mode: string(t.Mode), Error: t.Failure,
 	}
 	return Effect{Await: &Commit{}}

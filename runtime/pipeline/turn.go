@@ -21,20 +21,6 @@ type Inbound struct {
 	ReceivedAt    time.Time
 }
 
-// Answer is the server event that answers a turn (spec 8.1 `message`).
-type Answer struct {
-	Type      string    `json:"type"`
-	Text      string    `json:"text"`
-	Sender    string    `json:"sender"`
-	Timestamp time.Time `json:"timestamp"`
-	ReplyTo   string    `json:"reply_to"`
-	Register  string    `json:"interaction_register,omitempty"`
-	Mode      string    `json:"interaction_mode,omitempty"`
-	// Error is set when the turn failed: what kind of failure, and whether
-	// sending the message again may help.
-	Error *messages.TurnError `json:"error,omitempty"`
-}
-
 // AuditRecord is an audit event a stage asks to record.
 type AuditRecord struct {
 	Event string
@@ -101,7 +87,7 @@ type Turn struct {
 	// 12), nil when the turn proposed none.
 	Plan *messages.WorkItem
 
-	Answer *Answer
+	Answer *messages.AnswerEvent
 	Audit  []AuditRecord
 	Usage  Usage
 
