@@ -84,7 +84,8 @@ func (a *AgentLoop) run(ctx context.Context, call *pipeline.ModelCall) pipeline.
 	})
 	var usage pipeline.Usage
 	if res != nil {
-		usage = pipeline.Usage{Calls: res.Calls, PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens, CostUSD: res.Usage.CostUSD}
+		usage = pipeline.Usage{Calls: res.Calls, PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens, CostUSD: res.Usage.CostUSD,
+			Models: res.Models, Fallbacks: res.Fallbacks}
 	}
 	if errors.Is(err, llm.ErrStructuredOutputInvalid) {
 		err = fmt.Errorf("%w: %w", pipeline.ErrInvalidOutput, err)

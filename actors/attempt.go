@@ -251,6 +251,9 @@ func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
 	res := m.res
 	a.out.used.Tokens += res.Usage.PromptTokens + res.Usage.CompletionTokens
 	a.out.used.CostUSD += res.Usage.CostUSD
+	for _, f := range res.Fallbacks {
+		a.audit("model_fallback", map[string]any{"attempt": a.spec.n, "role": string(f.Role), "model": f.Ref, "kind": string(f.Kind), "error": f.Reason, "answered_by": f.To})
+	}
 	// The WorkItem journals the spend, so that a crash does not forget it.
 	spend := a.out.used
 	spend.WallTimeSeconds = time.Since(a.started).Seconds()

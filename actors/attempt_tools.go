@@ -62,6 +62,9 @@ type attemptTools struct {
 // after_step gate the remaining calls do not run: the work item stops.
 func (s *toolStep) run(ctx context.Context, calls []llm.ToolCall, envs []*messages.ExecutionEnvelope) *attemptTools {
 	out := &attemptTools{}
+	// Per-scope executor limits (web_search calls per minute) count
+	// against the work item's scope.
+	ctx = executor.WithScope(ctx, s.scope)
 	for i, tc := range calls {
 		env := envs[i]
 		if out.blocked != "" || out.skillChanged != "" {
@@ -124,12 +127,13 @@ func (o *attemptTools) add(tc llm.ToolCall, e messages.LedgerEntry) {
 	o.ledger = append(o.ledger, e)
 }
 
-// modelView is what the executor model may see of a result: success,
-// return_value, content and the error, scrubbed of injection markers
-// (scrubbedView). Metadata never reaches a model.
+// modelView is what the executor model may see of a result: success, its
+// taint (so that the model knows external text for data, not
+// instructions), return_value, content and the error, scrubbed of
+// injection markers (scrubbedView). Metadata never reaches a model.
 func modelView(res *messages.ExecutionResult) string {
 	mv, errText := scrubbedView(res)
-	view := map[string]any{"success": res.Success, "return_value": mv.ReturnValue, "content": mv.Content}
+	view := map[string]any{"success": res.Success, "taint": res.Taint, "return_value": mv.ReturnValue, "content": mv.Content}
 	if errText != nil {
 		view["error"] = *errText
 	}

@@ -303,6 +303,7 @@ func (s *Scope) auditTurn(t *pipeline.Turn) {
 		"message_id": t.In.MessageID, "turn": t.Number, "agent": t.Agent, "taint": t.Taint,
 		"route": route, "interaction_register": t.Register, "interaction_mode": t.Mode, "context_profile": t.Profile,
 		"blocked": t.Blocked, "model_calls": t.Usage.Calls, "prompt_tokens": t.Usage.PromptTokens, "completion_tokens": t.Usage.CompletionTokens,
+		"models": t.Usage.Models, "cost_usd": t.Usage.CostUSD,
 	})
 }
 

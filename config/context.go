@@ -64,21 +64,35 @@ type Memory struct {
 }
 
 // Search configures the web_search executor. The tool is loaded only when both
-// Provider and APIKey are set (see Enabled).
+// Provider and APIKey are set (see Enabled); otherwise no model is offered it
+// and no prompt lists it. Searches run in the daemon over HTTP, never in the
+// sandbox, so the key never reaches agent code. Calls per scope are limited
+// by silas.limits.web_search_calls_per_minute_per_scope.
 type Search struct {
-	// Provider is the search backend key. Default "tavily".
+	// Provider is the search backend key: "tavily" (the only one this build
+	// has), or empty to turn web_search off. Default "tavily".
 	Provider string `koanf:"provider"`
-	// APIKey is the search API key; empty (null) disables web_search.
+	// APIKey is the search API key; empty (null) disables web_search. It is
+	// sent only to the provider, in the Authorization header.
 	// Default "${SEARCH_API_KEY}".
 	APIKey string `koanf:"api_key" secret:"true"`
-	// TimeoutSeconds bounds one search. Default 8.
+	// BaseURL is the provider's API root: https, or http to a loopback
+	// address (a local stand-in or proxy); the key travels in every request,
+	// so plain http to a remote host is refused. Empty means the provider's
+	// public API (tavily: https://api.tavily.com). Default "".
+	BaseURL string `koanf:"base_url"`
+	// TimeoutSeconds bounds one search, the provider's answer included.
+	// Default 8.
 	TimeoutSeconds int `koanf:"timeout_seconds"`
-	// MaxResults caps results per search. Default 5.
+	// MaxResults caps the results of one search (1 to 20, Tavily's own cap);
+	// the model may ask for fewer, never more. Default 5.
 	MaxResults int `koanf:"max_results"`
-	// MaxQueryChars caps the query length. Default 300.
+	// MaxQueryChars refuses longer queries with a tool error the model sees.
+	// Default 300.
 	MaxQueryChars int `koanf:"max_query_chars"`
-	// AllowedDomains restricts results to these domains; empty means the provider's
-	// default (the whole web). Default [].
+	// AllowedDomains restricts results to these domains and their
+	// subdomains: they are passed to the provider and every result outside
+	// them is dropped. Empty means the whole web. Default [].
 	AllowedDomains []string `koanf:"allowed_domains"`
 }
 

@@ -29,7 +29,7 @@ func TestDefaultsLoadAndValidate(t *testing.T) {
 		{"web.auth_token", cfg.Channels.Web.AuthToken, ""},
 		{"web.max_frame_bytes", cfg.Channels.Web.MaxFrameBytes, 65536},
 		{"web.send_queue", cfg.Channels.Web.SendQueue, 256},
-		{"openrouter", cfg.Providers["openrouter"], Provider{BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"}},
+		{"openrouter", cfg.Providers["openrouter"], Provider{BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY", Prices: map[string]ModelPrice{}}},
 		{"llm.backoff_max_ms", cfg.LLM.BackoffMaxMS, 8000},
 		{"chatbot.session_ttl_hours", cfg.Chatbot.SessionTTLHours, 720},
 		{"log.format", cfg.Log.Format, "json"},
@@ -156,7 +156,7 @@ func TestEnvOverrides(t *testing.T) {
 		{"coding chronicle kept", cfg.Context.Profiles["coding"].ChroniclePct, 0.20},
 		{"allowed_domains", cfg.Search.AllowedDomains, []string{"example.com", "go.dev"}},
 		{"local provider", cfg.Providers["local"].BaseURL, "http://127.0.0.1:11434/v1"},
-		{"scorer", cfg.Models.Scorer, "local:qwen2.5:7b"},
+		{"scorer", cfg.Models.Scorer, ModelChain{"local:qwen2.5:7b"}},
 		{"log level", cfg.Log.Level, "info"},
 		{"telegram token", cfg.Channels.Telegram.Token, "t"},
 	}

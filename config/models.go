@@ -7,35 +7,68 @@ import (
 )
 
 // Provider is an OpenAI-compatible model endpoint (OpenRouter, OpenAI, a local
-// llama.cpp or Ollama server).
+// llama.cpp or Ollama server, or any server on the network).
 type Provider struct {
 	// BaseURL is the API root; requests go to {base_url}/chat/completions.
 	// Built-in "openrouter": "https://openrouter.ai/api/v1".
 	BaseURL string `koanf:"base_url"`
 	// APIKeyEnv names the environment variable holding the API key (the key itself
-	// never appears in config). Empty means the endpoint needs no key.
+	// never appears in config). Empty means the endpoint needs no key: requests go
+	// to base_url, on any host, without an Authorization header.
 	// Built-in "openrouter": "OPENROUTER_API_KEY".
 	APIKeyEnv string `koanf:"api_key_env"`
+	// Prices are what this provider's models cost, by model id as sent to the
+	// provider (the part after "<provider>:" in silas.models, e.g. "gpt-4.1-mini"),
+	// with "*" for every model without a price of its own. They are used when the
+	// provider does not report a call's cost itself (OpenRouter does; OpenAI,
+	// llama.cpp, vLLM and Ollama do not), so that budgets in USD (a work item's
+	// max_cost_usd) hold for it. A model with no price counts as $0, and a warning
+	// says so once. Default: none.
+	Prices map[string]ModelPrice `koanf:"prices"`
 }
 
-// Models names the model of each role as "<provider>:<model id>".
+// ModelPrice is the price of one model, in USD per million tokens.
+type ModelPrice struct {
+	// InputPerMTok is the price of one million prompt tokens in USD.
+	InputPerMTok float64 `koanf:"input_per_mtok"`
+	// OutputPerMTok is the price of one million completion tokens in USD.
+	OutputPerMTok float64 `koanf:"output_per_mtok"`
+}
+
+// ModelChain is the model of a role: one "<provider>:<model id>", or a list of
+// them tried in order. When a call fails in a way another provider may not (an
+// outage, a timeout, a rate limit, a refused key or request) or the provider's
+// circuit is open after repeated failures, the next entry answers. In YAML it is a
+// string or a list of strings; in the environment, entries are separated by commas.
+type ModelChain []string
+
+// Primary is the first entry, the one that answers while it works.
+func (m ModelChain) Primary() string {
+	if len(m) == 0 {
+		return ""
+	}
+	return m[0]
+}
+
+// Models names the model of each role as "<provider>:<model id>", or as a list of
+// them tried in order (see ModelChain).
 type Models struct {
 	// Proxy routes every turn. Default "openrouter:anthropic/claude-haiku-4-5".
-	Proxy string `koanf:"proxy"`
+	Proxy ModelChain `koanf:"proxy"`
 	// Planner writes plans. Default "openrouter:anthropic/claude-sonnet-4-5".
-	Planner string `koanf:"planner"`
+	Planner ModelChain `koanf:"planner"`
 	// Executor does the work in the sandbox.
 	// Default "openrouter:anthropic/claude-haiku-4-5".
-	Executor string `koanf:"executor"`
+	Executor ModelChain `koanf:"executor"`
 	// Scorer scores context blocks for eviction.
 	// Default "openrouter:anthropic/claude-haiku-4-5".
-	Scorer string `koanf:"scorer"`
+	Scorer ModelChain `koanf:"scorer"`
 }
 
-// ByRole returns the model strings keyed by role name (proxy, planner, executor,
+// ByRole returns the model chains keyed by role name (proxy, planner, executor,
 // scorer).
-func (m Models) ByRole() map[string]string {
-	return map[string]string{
+func (m Models) ByRole() map[string]ModelChain {
+	return map[string]ModelChain{
 		"proxy":    m.Proxy,
 		"planner":  m.Planner,
 		"executor": m.Executor,

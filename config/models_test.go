@@ -44,7 +44,7 @@ func TestResolveModel(t *testing.T) {
 		ref, wantModel, wantURL string
 		ok                      bool
 	}{
-		{cfg.Models.Planner, "anthropic/claude-sonnet-4-5", "https://openrouter.ai/api/v1", true},
+		{cfg.Models.Planner.Primary(), "anthropic/claude-sonnet-4-5", "https://openrouter.ai/api/v1", true},
 		{"missing:x", "", "", false},
 		{"no-colon", "", "", false},
 	}

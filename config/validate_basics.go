@@ -20,15 +20,7 @@ func (c *Config) validateBasics(p *problems) {
 			c.LLM.BackoffInitialMS, c.LLM.BackoffMaxMS)
 	}
 
-	s := c.Search
-	p.atLeast("search.timeout_seconds", s.TimeoutSeconds, 1)
-	p.atLeast("search.max_results", s.MaxResults, 1)
-	p.atLeast("search.max_query_chars", s.MaxQueryChars, 1)
-	for i, d := range s.AllowedDomains {
-		if d == "" || containsAny(d, "/: ") {
-			p.add(indexed("search.allowed_domains", i), "%q is not a bare domain; write it like example.com", d)
-		}
-	}
+	c.Search.validate(p)
 
 	p.atLeast("rehydration.max_chronicle_entries", c.Rehydration.MaxChronicleEntries, 0)
 	p.atLeast("rehydration.scope_idle_timeout_seconds", c.Rehydration.ScopeIdleTimeoutSeconds, 1)

@@ -1,7 +1,10 @@
 package config
 
 import (
+	"fmt"
+	"math"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -22,12 +25,51 @@ func (c *Config) validateModels(p *problems) {
 		if pr.APIKeyEnv != "" && !isVarName(pr.APIKeyEnv) {
 			p.add(key+".api_key_env", "must name an environment variable (letters, digits, '_'), got %q; put the key itself in that variable, never in config", pr.APIKeyEnv)
 		}
+		validatePrices(p, key+".prices", pr.Prices)
 	}
 
 	for _, role := range []string{"proxy", "planner", "executor", "scorer"} {
-		c.checkModelRef(p, "models."+role, c.Models.ByRole()[role])
+		c.checkModelChain(p, "models."+role, c.Models.ByRole()[role])
 	}
 	c.checkModelRef(p, "gates.llm_defaults.model", c.Gates.LLMDefaults.Model)
+}
+
+// checkModelChain checks each entry of a role's chain; in a chain of several, the
+// key names the entry's index.
+func (c *Config) checkModelChain(p *problems, key string, chain ModelChain) {
+	if len(chain) == 0 {
+		p.add(key, `must name a model, e.g. "openrouter:anthropic/claude-haiku-4-5", or a list of them tried in order`)
+		return
+	}
+	for i, ref := range chain {
+		k := key
+		if len(chain) > 1 {
+			k = fmt.Sprintf("%s[%d]", key, i)
+		}
+		if slices.Contains(chain[:i], ref) {
+			p.add(k, "%q is already in the list; each model is tried once, remove the repeat", ref)
+			continue
+		}
+		c.checkModelRef(p, k, ref)
+	}
+}
+
+// validatePrices checks a provider's prices.
+func validatePrices(p *problems, key string, prices map[string]ModelPrice) {
+	for _, model := range sortedNames(prices) {
+		k := key + "." + model
+		if strings.TrimSpace(model) == "" {
+			p.add(key, `has a price for an empty model id; name a model id as sent to the provider, e.g. "gpt-4.1-mini", or "*" for every model`)
+			continue
+		}
+		pr := prices[model]
+		if pr.InputPerMTok < 0 || math.IsNaN(pr.InputPerMTok) || math.IsInf(pr.InputPerMTok, 0) {
+			p.add(k+".input_per_mtok", "must be a price in USD per million tokens, 0 or more, got %v", pr.InputPerMTok)
+		}
+		if pr.OutputPerMTok < 0 || math.IsNaN(pr.OutputPerMTok) || math.IsInf(pr.OutputPerMTok, 0) {
+			p.add(k+".output_per_mtok", "must be a price in USD per million tokens, 0 or more, got %v", pr.OutputPerMTok)
+		}
+	}
 }
 
 func (c *Config) checkModelRef(p *problems, key, ref string) {

@@ -75,20 +75,7 @@ func checkBotAPIURL(s string) string {
 	if s == "" {
 		return "" // Telegram's own server
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return strconv.Quote(s) + " is not an absolute URL such as https://api.telegram.org"
-	}
-	switch u.Scheme {
-	case "https":
-		return ""
-	case "http":
-		if isLoopbackHost(u.Hostname()) {
-			return ""
-		}
-		return strconv.Quote(s) + " is plain http to a remote host, which would expose the bot token; use https"
-	}
-	return strconv.Quote(s) + " must be https (or http to a loopback Bot API server)"
+	return checkSecretURL(s, "https://api.telegram.org", "bot token")
 }
 
 // checkWebhookURL returns what is wrong with a webhook URL, "" when nothing

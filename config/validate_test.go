@@ -229,9 +229,9 @@ func TestValidateRules(t *testing.T) {
 			[]string{"silas.active_goal", "does not exist"}},
 
 		// models and providers
-		{"model with unknown provider", func(t *testing.T, c *Config) { c.Models.Planner = "anthropic:claude" },
+		{"model with unknown provider", func(t *testing.T, c *Config) { c.Models.Planner = ModelChain{"anthropic:claude"} },
 			[]string{"silas.models.planner", `provider "anthropic" is not configured`, "silas.providers.anthropic"}},
-		{"model without provider", func(t *testing.T, c *Config) { c.Models.Proxy = "gpt-4o" },
+		{"model without provider", func(t *testing.T, c *Config) { c.Models.Proxy = ModelChain{"gpt-4o"} },
 			[]string{"silas.models.proxy", "<provider>:<model id>"}},
 		{"gate model unknown provider", func(t *testing.T, c *Config) { c.Gates.LLMDefaults.Model = "x:y" },
 			[]string{"silas.gates.llm_defaults.model", "not configured"}},
@@ -326,7 +326,7 @@ func TestValidateAccepts(t *testing.T) {
 		}},
 		{"custom provider", func(t *testing.T, c *Config) {
 			c.Providers["local"] = Provider{BaseURL: "http://127.0.0.1:8080/v1"}
-			c.Models.Executor = "local:qwen2.5-coder:7b"
+			c.Models.Executor = ModelChain{"local:qwen2.5-coder:7b"}
 		}},
 	}
 	for _, c := range cases {

@@ -29,9 +29,9 @@ const (
 
 // readiness answers /ready: the store takes writes, the actors answer, the
 // disk is above persistence.min_free_mb, and every model provider a role
-// uses accepts connections. The daemon has no circuit breaker on its
-// providers; a TCP handshake with each, cached, is what "reachable" means
-// here.
+// uses (every entry of its chain) accepts connections. A TCP handshake with
+// each, cached, is what "reachable" means here; the model router's circuit
+// breakers decide per call, not here.
 type readiness struct {
 	db  *persistence.DB
 	sys *actors.System
@@ -49,13 +49,15 @@ type readiness struct {
 
 func newReadiness(cfg *config.Config, db *persistence.DB, sys *actors.System, log zerolog.Logger) *readiness {
 	r := &readiness{db: db, sys: sys, log: log, providers: map[string]string{}, dial: (&net.Dialer{}).DialContext}
-	for _, ref := range cfg.Models.ByRole() {
-		name, _, err := config.ParseModelRef(ref)
-		if err != nil {
-			continue // config validation refused it already
-		}
-		if addr, ok := providerAddr(cfg.Providers[name].BaseURL); ok {
-			r.providers[name] = addr
+	for _, chain := range cfg.Models.ByRole() {
+		for _, ref := range chain {
+			name, _, err := config.ParseModelRef(ref)
+			if err != nil {
+				continue // config validation refused it already
+			}
+			if addr, ok := providerAddr(cfg.Providers[name].BaseURL); ok {
+				r.providers[name] = addr
+			}
 		}
 	}
 	return r

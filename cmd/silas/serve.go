@@ -145,7 +145,7 @@ func startDaemonWith(ctx context.Context, cfg *config.Config, log zerolog.Logger
 
 func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logger, o daemonOptions) error {
 	providers := newProviders(cfg)
-	models, err := newRouter(cfg, providers)
+	models, err := newRouter(cfg, providers, log)
 	if err != nil {
 		return err
 	}
@@ -309,13 +309,26 @@ func newProviders(cfg *config.Config) map[string]llm.Provider {
 	return providers
 }
 
-// newRouter maps the model roles to the providers.
-func newRouter(cfg *config.Config, providers map[string]llm.Provider) (*llm.Router, error) {
-	roles := map[llm.Role]string{
+// newRouter maps the model roles to their chains of providers, with each
+// provider's prices for the calls whose cost it does not report.
+func newRouter(cfg *config.Config, providers map[string]llm.Provider, log zerolog.Logger) (*llm.Router, error) {
+	roles := map[llm.Role][]string{
 		llm.RoleProxy: cfg.Models.Proxy, llm.RolePlanner: cfg.Models.Planner,
 		llm.RoleExecutor: cfg.Models.Executor, llm.RoleScorer: cfg.Models.Scorer,
 	}
-	r, err := llm.NewRouter(providers, roles)
+	prices := make(map[string]llm.PriceTable, len(cfg.Providers))
+	for name, p := range cfg.Providers {
+		table := make(llm.PriceTable, len(p.Prices))
+		for model, pr := range p.Prices {
+			table[model] = llm.Price{InputPerMTok: pr.InputPerMTok, OutputPerMTok: pr.OutputPerMTok}
+		}
+		prices[name] = table
+	}
+	r, err := llm.NewChainRouter(providers, roles, llm.RouterOptions{Prices: prices, OnUnpriced: func(ref string) {
+		provider, _, _ := config.ParseModelRef(ref)
+		log.Warn().Str("model", ref).Msg("the provider reports no cost and no price is configured: its calls count as $0 against budgets in USD; " +
+			"add silas.providers." + provider + ".prices")
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("models: %w", err)
 	}
@@ -386,10 +399,11 @@ func newExecution(cfg *config.Config, in *installation, choice backends.Choice, 
 	if err != nil {
 		return nil, fmt.Errorf("verification sandbox under %s (silas.sandbox.verify_dir): %w", cfg.Sandbox.VerifyDir, err)
 	}
-	execs, err := executor.NewRegistry(executor.Options{Sandbox: work})
+	execs, err := executor.NewRegistry(executor.Options{Sandbox: work, Search: searchOptions(cfg)})
 	if err != nil {
 		return nil, fmt.Errorf("executors: %w", err)
 	}
+	logSearch(cfg, execs, log)
 	runner, err := verify.New(verify.Options{Sandbox: checks, MaxMemoryMB: cfg.Sandbox.DefaultMemoryMB, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("verification runner: %w", err)

@@ -34,12 +34,15 @@ type ClientOptions struct {
 	// BaseURL + "/chat/completions".
 	BaseURL string
 	// APIKey is sent as "Authorization: Bearer <key>". It never appears in
-	// errors. It may be empty only when BaseURL is a loopback address (a
-	// local llama.cpp or Ollama server); otherwise every call fails with
-	// [ErrMissingAPIKey].
+	// errors. When it is empty and APIKeyEnv is set, the provider expects a
+	// key that is missing: every call fails with [ErrMissingAPIKey], unless
+	// BaseURL is a loopback address (a local llama.cpp or Ollama server).
 	APIKey string
 	// APIKeyEnv is the environment variable the key is read from, e.g.
-	// "OPENROUTER_API_KEY"; the missing-key error tells the operator to set it.
+	// "OPENROUTER_API_KEY"; the missing-key error tells the operator to set
+	// it. Empty, with an empty APIKey, means the provider needs no key (a
+	// provider configured without api_key_env): calls go to BaseURL, on
+	// any host, without an Authorization header.
 	APIKeyEnv string
 	// Timeout bounds each HTTP attempt, body included. Default 120s.
 	Timeout time.Duration
@@ -68,7 +71,7 @@ type ClientOptions struct {
 type Client struct {
 	name       string
 	url        string
-	auth       string // "Bearer <key>", or "" for a keyless loopback server
+	auth       string // "Bearer <key>", or "" for a keyless server
 	keyErr     error
 	timeout    time.Duration
 	maxRetries int
@@ -127,7 +130,7 @@ func NewClient(o ClientOptions) *Client {
 	switch {
 	case o.APIKey != "":
 		c.auth = "Bearer " + o.APIKey
-	case !isLoopback(o.BaseURL):
+	case o.APIKeyEnv != "" && !isLoopback(o.BaseURL):
 		c.keyErr = missingKey(c.name, o.APIKeyEnv)
 	}
 	return c
@@ -258,11 +261,6 @@ func newTransport() *http.Transport {
 
 // missingKey builds the operator-facing missing-key error.
 func missingKey(name, env string) error {
-	if env == "" {
-		return &missingKeyError{msg: fmt.Sprintf(
-			"model provider %s has no API key: configure one and restart, or point silas.providers.%s.base_url at a local OpenAI-compatible server",
-			name, name)}
-	}
 	return &missingKeyError{msg: fmt.Sprintf(
 		"model provider %s has no API key: set %s and restart, or point silas.providers.%s.base_url at a local OpenAI-compatible server",
 		name, env, name)}

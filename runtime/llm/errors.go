@@ -64,3 +64,9 @@ type missingKeyError struct{ msg string }
 
 func (e *missingKeyError) Error() string { return e.msg }
 func (e *missingKeyError) Unwrap() error { return ErrMissingAPIKey }
+
+// ErrCircuitOpen means a provider's circuit breaker is open: its recent
+// calls failed, so the call was not sent to it and went to the next entry
+// of the role's chain. It is transient: after the cool-down one probe call
+// tries the provider again.
+var ErrCircuitOpen = errors.New("llm: provider circuit open after repeated failures")

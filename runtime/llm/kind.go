@@ -18,7 +18,7 @@ type Kind string
 // The kinds of model-call failure.
 const (
 	KindNone          Kind = ""               // no error
-	KindTransient     Kind = "transient"      // 5xx, 408, a timeout, the network, a body that is not a completion
+	KindTransient     Kind = "transient"      // 5xx, 408, a timeout, the network, a body that is not a completion, an open circuit
 	KindRateLimited   Kind = "rate_limited"   // 429
 	KindAuth          Kind = "auth"           // no key, or the provider refused it (401, 403)
 	KindBadRequest    Kind = "bad_request"    // the provider refused the request (400, 404, 422), or no model is configured
@@ -50,7 +50,7 @@ func KindOf(err error) Kind {
 		return KindInvalidOutput
 	case errors.As(err, &api):
 		return apiKind(api)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrInvalidResponse), errors.As(err, &netErr):
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, ErrInvalidResponse), errors.Is(err, ErrCircuitOpen), errors.As(err, &netErr):
 		return KindTransient
 	}
 	return KindTransient

@@ -26,6 +26,21 @@ type Result struct {
 	Usage Usage
 	// Calls is how many calls were made (1 or 2).
 	Calls int
+	// Models are the "<provider>:<model id>" that answered, one per
+	// answered call, in order; a [Router] names them (Response.Ref).
+	Models []string
+	// Fallbacks are the chain entries that did not answer before one did,
+	// over all calls.
+	Fallbacks []Fallback
+}
+
+// note records an answered call's usage and who answered it.
+func (r *Result) note(resp *Response) {
+	r.Usage = r.Usage.Add(resp.Usage)
+	if resp.Ref != "" {
+		r.Models = append(r.Models, resp.Ref)
+	}
+	r.Fallbacks = append(r.Fallbacks, resp.Fallbacks...)
 }
 
 // RunStructured is the structured-output wrapper of spec 5.1.0. It calls
@@ -47,7 +62,7 @@ func RunStructured(ctx context.Context, complete Completer, req *Request, decode
 	if err != nil {
 		return res, err
 	}
-	res.Usage = res.Usage.Add(resp.Usage)
+	res.note(resp)
 	derr := decode(resp.Content)
 	if derr == nil {
 		res.Response = resp
@@ -64,7 +79,7 @@ func RunStructured(ctx context.Context, complete Completer, req *Request, decode
 	if err != nil {
 		return res, fmt.Errorf("structured output repair call (first answer invalid: %v): %w", derr, err)
 	}
-	res.Usage = res.Usage.Add(resp.Usage)
+	res.note(resp)
 	derr2 := decode(resp.Content)
 	if derr2 == nil {
 		res.Response = resp

@@ -119,6 +119,18 @@ type Response struct {
 	Model string
 	// FinishReason is "stop", "length", "tool_calls", ... as reported.
 	FinishReason string
+	// CostReported is true when the provider stated the call's cost itself
+	// (OpenRouter's usage.cost), even as 0. When it did not, a [Router]
+	// prices the call from its provider's price table, so that budgets in
+	// USD hold on every provider.
+	CostReported bool
+	// Ref is the "<provider>:<model id>" of the chain entry that answered,
+	// as configured in silas.models; a [Router] sets it. The usage and the
+	// audit name it.
+	Ref string
+	// Fallbacks are the chain entries that failed or were skipped before
+	// Ref answered, in order; empty when the first entry answered.
+	Fallbacks []Fallback
 }
 
 // Provider completes chat requests. Implementations are safe for concurrent

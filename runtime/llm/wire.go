@@ -72,10 +72,10 @@ type wireChoice struct {
 }
 
 type wireUsage struct {
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	TotalTokens      int     `json:"total_tokens"`
-	Cost             float64 `json:"cost"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	TotalTokens      int      `json:"total_tokens"`
+	Cost             *float64 `json:"cost"`
 }
 
 // wireError is the OpenAI error object. OpenRouter may send it with HTTP 200
@@ -228,7 +228,9 @@ func decodeResponse(body []byte) (*Response, error) {
 			PromptTokens:     w.Usage.PromptTokens,
 			CompletionTokens: w.Usage.CompletionTokens,
 			TotalTokens:      w.Usage.TotalTokens,
-			CostUSD:          w.Usage.Cost,
+		}
+		if w.Usage.Cost != nil {
+			resp.Usage.CostUSD, resp.CostReported = *w.Usage.Cost, true
 		}
 		if resp.Usage.TotalTokens == 0 {
 			resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens

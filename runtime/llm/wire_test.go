@@ -66,7 +66,12 @@ func TestDecodeResponse(t *testing.T) {
 		{
 			name: "content and openrouter cost",
 			body: `{"model":"x/y","choices":[{"message":{"role":"assistant","content":"hello"},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13,"cost":0.0025}}`,
-			want: &Response{Content: "hello", Model: "x/y", FinishReason: "stop", Usage: Usage{PromptTokens: 10, CompletionTokens: 3, TotalTokens: 13, CostUSD: 0.0025}},
+			want: &Response{Content: "hello", Model: "x/y", FinishReason: "stop", Usage: Usage{PromptTokens: 10, CompletionTokens: 3, TotalTokens: 13, CostUSD: 0.0025}, CostReported: true},
+		},
+		{
+			name: "a cost of zero is reported",
+			body: `{"model":"m:free","choices":[{"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2,"cost":0}}`,
+			want: &Response{Content: "hi", Model: "m:free", FinishReason: "stop", Usage: Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}, CostReported: true},
 		},
 		{
 			name: "tool calls with null content and no total",

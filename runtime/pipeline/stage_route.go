@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/silas-ai/silas/messages"
@@ -203,6 +204,17 @@ func (t *Turn) addUsage(r Result) {
 		t.Usage.PromptTokens += mr.Usage.PromptTokens
 		t.Usage.CompletionTokens += mr.Usage.CompletionTokens
 		t.Usage.CostUSD += mr.Usage.CostUSD
+		for _, m := range mr.Usage.Models {
+			if !slices.Contains(t.Usage.Models, m) {
+				t.Usage.Models = append(t.Usage.Models, m)
+			}
+		}
+		// Each model that did not answer, and the one that did instead,
+		// for the operator (the reason may name the provider's URL).
+		for _, f := range mr.Usage.Fallbacks {
+			t.Usage.Fallbacks = append(t.Usage.Fallbacks, f)
+			t.audit("model_fallback", map[string]any{"role": string(f.Role), "model": f.Ref, "kind": string(f.Kind), "error": f.Reason, "answered_by": f.To})
+		}
 	}
 }
 

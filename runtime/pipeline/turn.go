@@ -5,6 +5,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/gates"
+	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/taint"
 )
 
@@ -33,6 +34,13 @@ type Usage struct {
 	PromptTokens     int
 	CompletionTokens int
 	CostUSD          float64
+	// Models are the "<provider>:<model id>" that answered, each once, in
+	// the order they first answered: with a fallback chain, not always
+	// the first one configured.
+	Models []string
+	// Fallbacks are the chain entries that did not answer a call before
+	// another entry did (a provider down, timing out, or its circuit open).
+	Fallbacks []llm.Fallback
 }
 
 // Turn is the state of one turn as it moves through the stages.

@@ -27,4 +27,9 @@ var (
 	// ErrSearchProvider means the search provider could not answer; retry
 	// later or check the provider's key and quota.
 	ErrSearchProvider = errors.New("executor: search provider failed")
+
+	// ErrRateLimited means the scope made more web searches in the last
+	// minute than silas.limits.web_search_calls_per_minute_per_scope
+	// allows; the call did not run. Use the results already found or wait.
+	ErrRateLimited = errors.New("executor: rate limit reached")
 )

@@ -49,7 +49,9 @@ type Options struct {
 	// Python is the interpreter python_exec runs, looked up in the sandbox's
 	// PATH. Default "python3".
 	Python string
-	// Search configures web_search; it is registered only when Search.Valid().
+	// Search configures web_search; it is registered only when
+	// Search.Enabled() (a provider and a key), and an enabled but invalid
+	// search configuration is an error.
 	Search SearchOptions
 }
 
@@ -59,15 +61,17 @@ type Registry struct {
 	byName map[string]Executor
 }
 
-// NewRegistry registers shell_exec and python_exec, and web_search when the
-// search configuration is valid (a known provider and an API key); otherwise
-// web_search is not registered and the model never sees the tool.
+// NewRegistry registers shell_exec and python_exec, and web_search when a
+// search provider and an API key are configured (spec 9.2); otherwise
+// web_search is not registered and no model sees the tool. A configured
+// search that cannot work (an unknown provider, a bad base URL) is an
+// error, so that it is refused at start instead of silently missing.
 func NewRegistry(opts Options) (*Registry, error) {
 	if opts.Sandbox == nil {
 		return nil, fmt.Errorf("executor registry: a sandbox manager is required")
 	}
 	execs := []Executor{NewShell(opts.Sandbox), NewPython(opts.Sandbox, opts.Python)}
-	if opts.Search.Valid() == nil {
+	if opts.Search.Enabled() {
 		ws, err := NewWebSearch(opts.Search)
 		if err != nil {
 			return nil, fmt.Errorf("executor registry: %w", err)

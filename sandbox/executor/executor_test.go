@@ -43,10 +43,11 @@ func TestNewRegistry(t *testing.T) {
 			[]string{"python_exec", "shell_exec", "web_search"}, false},
 		{"provider without key", executor.Options{Sandbox: m, Search: executor.SearchOptions{Provider: "tavily"}},
 			[]string{"python_exec", "shell_exec"}, false},
-		{"unknown provider", executor.Options{Sandbox: m, Search: executor.SearchOptions{Provider: "bing", APIKey: "k"}},
+		{"key without provider", executor.Options{Sandbox: m, Search: executor.SearchOptions{APIKey: "k"}},
 			[]string{"python_exec", "shell_exec"}, false},
-		{"bad base URL", executor.Options{Sandbox: m, Search: executor.SearchOptions{Provider: "tavily", APIKey: "k", BaseURL: "ftp://x"}},
-			[]string{"python_exec", "shell_exec"}, false},
+		// A configured search that cannot work is refused, not silently dropped.
+		{"unknown provider", executor.Options{Sandbox: m, Search: executor.SearchOptions{Provider: "bing", APIKey: "k"}}, nil, true},
+		{"bad base URL", executor.Options{Sandbox: m, Search: executor.SearchOptions{Provider: "tavily", APIKey: "k", BaseURL: "ftp://x"}}, nil, true},
 		{"no sandbox", executor.Options{}, nil, true},
 	}
 	for _, tc := range cases {

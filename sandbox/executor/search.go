@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/ratelimit"
 	"github.com/silas-ai/silas/sandbox"
 )
 
@@ -17,8 +19,12 @@ const (
 	DefaultSearchTimeout  = 8 * time.Second
 	DefaultMaxResults     = 5
 	DefaultMaxQueryChars  = 300
-	maxResultsCeiling     = 20
+	DefaultCallsPerMinute = 20
+	// MaxResultsCeiling is the most results one search may return: Tavily's
+	// own cap on max_results.
+	MaxResultsCeiling     = 20
 	maxSnippetChars       = 2000
+	maxTitleChars         = 300
 	maxSearchResponseSize = 2 << 20
 )
 
@@ -52,25 +58,44 @@ type SearchResponse struct {
 	Diagnostics map[string]any
 }
 
-// SearchOptions configure web_search; mirror config.Search.
+// SearchOptions configure web_search; they mirror config.Search and
+// silas.limits.web_search_calls_per_minute_per_scope.
 type SearchOptions struct {
-	// Provider is the provider key; only "tavily" is implemented.
+	// Provider is the provider key; only "tavily" is implemented. Empty
+	// disables web_search.
 	Provider string
-	// APIKey is the provider's key; empty disables web_search.
+	// APIKey is the provider's key; empty disables web_search. It goes only
+	// into the provider's Authorization header: never into results, errors,
+	// metadata or the sandbox.
 	APIKey string
-	// BaseURL overrides the provider's API base URL (tests, proxies).
+	// BaseURL overrides the provider's API base URL: https, or http to a
+	// loopback address (a local stand-in or proxy).
 	BaseURL string
 	// Timeout bounds one search. Default DefaultSearchTimeout.
 	Timeout time.Duration
-	// MaxResults caps results per search. Default DefaultMaxResults.
+	// MaxResults caps results per search, at most MaxResultsCeiling.
+	// Default DefaultMaxResults.
 	MaxResults int
 	// MaxQueryChars refuses longer queries. Default DefaultMaxQueryChars.
 	MaxQueryChars int
 	// AllowedDomains restricts results to these domains (and subdomains);
 	// empty means the whole web.
 	AllowedDomains []string
-	// HTTPClient makes the requests. Default: a client with Timeout.
+	// CallsPerMinutePerScope limits searches per scope (see WithScope).
+	// Default DefaultCallsPerMinute.
+	CallsPerMinutePerScope int
+	// Now is the rate limiter's clock. Default time.Now.
+	Now func() time.Time
+	// HTTPClient makes the requests. Default: a client with Timeout that
+	// follows no redirects.
 	HTTPClient *http.Client
+}
+
+// Enabled reports whether web_search is configured at all: a provider and
+// a key (spec 9.2). An enabled configuration that is not Valid is an error
+// at start, not a silently missing tool.
+func (o SearchOptions) Enabled() bool {
+	return o.Provider != "" && strings.TrimSpace(o.APIKey) != ""
 }
 
 // Valid reports why web_search cannot be registered, or nil.
@@ -79,15 +104,23 @@ func (o SearchOptions) Valid() error {
 	case o.Provider == "":
 		return fmt.Errorf("web_search: no search provider configured")
 	case strings.TrimSpace(o.APIKey) == "":
-		return fmt.Errorf("web_search: search.api_key is empty")
+		return fmt.Errorf("web_search: search.api_key is empty; set SEARCH_API_KEY")
+	case strings.ContainsFunc(o.APIKey, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return fmt.Errorf("web_search: search.api_key contains whitespace or control characters")
 	case o.Provider != TavilyName:
 		return fmt.Errorf("web_search: unknown search provider %q (known: %s)", o.Provider, TavilyName)
-	case o.Timeout < 0 || o.MaxResults < 0 || o.MaxQueryChars < 0:
-		return fmt.Errorf("web_search: timeout, max_results and max_query_chars must not be negative")
+	case o.Timeout < 0 || o.MaxResults < 0 || o.MaxQueryChars < 0 || o.CallsPerMinutePerScope < 0:
+		return fmt.Errorf("web_search: timeout, max_results, max_query_chars and calls per minute must not be negative")
+	case o.MaxResults > MaxResultsCeiling:
+		return fmt.Errorf("web_search: max_results %d is above the provider's cap of %d", o.MaxResults, MaxResultsCeiling)
 	}
 	if o.BaseURL != "" {
-		if u, err := url.Parse(o.BaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		u, err := url.Parse(o.BaseURL)
+		if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
 			return fmt.Errorf("web_search: base URL %q must be an http(s) URL", o.BaseURL)
+		}
+		if u.Scheme == "http" && !loopbackHost(u.Hostname()) {
+			return fmt.Errorf("web_search: base URL %q is plain http to a remote host, which would expose the API key; use https", o.BaseURL)
 		}
 	}
 	return nil
@@ -100,22 +133,46 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	if o.MaxResults == 0 {
 		o.MaxResults = DefaultMaxResults
 	}
-	o.MaxResults = min(o.MaxResults, maxResultsCeiling)
+	o.MaxResults = min(o.MaxResults, MaxResultsCeiling)
 	if o.MaxQueryChars == 0 {
 		o.MaxQueryChars = DefaultMaxQueryChars
 	}
+	if o.CallsPerMinutePerScope == 0 {
+		o.CallsPerMinutePerScope = DefaultCallsPerMinute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: o.Timeout}
+		o.HTTPClient = &http.Client{Timeout: o.Timeout, CheckRedirect: refuseRedirect}
 	}
 	return o
 }
 
+// refuseRedirect keeps the client on the configured API: a search API
+// answers a POST directly, and a redirect could carry the request (and the
+// key) elsewhere.
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return fmt.Errorf("the search API redirected to %s; set search.base_url to the API's own address", req.URL.Redacted())
+}
+
+// loopbackHost reports whether host names this machine.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
+}
+
 // Search is the web_search executor. Its args are {"query": "text"} and
-// optionally {"max_results": n} (capped by the configuration). It never
-// touches the sandbox and its output is always TaintExternal.
+// optionally {"max_results": n} (capped by the configuration). It runs in
+// the daemon over the provider's HTTP API, never in the sandbox, limits
+// calls per scope, and its output is always TaintExternal.
 type Search struct {
 	opts     SearchOptions
 	provider SearchProvider
+	limit    *ratelimit.Keyed // calls per minute, per scope
 }
 
 var _ Executor = (*Search)(nil)
@@ -131,7 +188,8 @@ func NewWebSearch(opts SearchOptions) (*Search, error) {
 
 // NewSearchWith returns web_search over any provider, with opts' limits.
 func NewSearchWith(opts SearchOptions, p SearchProvider) *Search {
-	return &Search{opts: opts.withDefaults(), provider: p}
+	opts = opts.withDefaults()
+	return &Search{opts: opts, provider: p, limit: ratelimit.NewKeyed(opts.CallsPerMinutePerScope)}
 }
 
 // Name implements Executor.
@@ -147,7 +205,7 @@ func (s *Search) Execute(ctx context.Context, env *messages.ExecutionEnvelope, _
 		err = fmt.Errorf("%w: web_search needs a non-empty query", ErrInvalidArgs)
 	}
 	if err == nil && len([]rune(query)) > s.opts.MaxQueryChars {
-		err = fmt.Errorf("%w: query is %d characters, the limit is %d", ErrInvalidArgs, len([]rune(query)), s.opts.MaxQueryChars)
+		err = fmt.Errorf("%w: query is %d characters, the limit is %d; shorten it to the key terms", ErrInvalidArgs, len([]rune(query)), s.opts.MaxQueryChars)
 	}
 	if err != nil {
 		return failed(env, seconds(), err)
@@ -163,6 +221,13 @@ func (s *Search) Execute(ctx context.Context, env *messages.ExecutionEnvelope, _
 		}
 		n = min(n, int(f))
 	}
+	// Counted only for calls that would reach the provider: a malformed
+	// call costs the scope nothing.
+	if !s.limit.Allow(scopeOf(ctx), s.opts.Now()) {
+		return failed(env, seconds(), fmt.Errorf("%w: at most %d web searches per minute in this scope "+
+			"(silas.limits.web_search_calls_per_minute_per_scope); the search did not run, so use the results you have or search again later",
+			ErrRateLimited, s.opts.CallsPerMinutePerScope))
+	}
 	timeout := min(s.opts.Timeout, time.Duration(env.TimeoutSeconds)*time.Second)
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -174,31 +239,44 @@ func (s *Search) Execute(ctx context.Context, env *messages.ExecutionEnvelope, _
 	return searchResult(env, s.provider.Name(), hits, resp.Diagnostics, seconds()), nil
 }
 
-// filterResults keeps at most n results whose host is in allowed (or any
-// host when allowed is empty) and trims long snippets.
+// filterResults keeps at most n results with an http(s) URL whose host is
+// in allowed (or any host when allowed is empty), and trims long titles and
+// snippets: the provider is not trusted to have applied the domain filter
+// or the count.
 func filterResults(in []SearchResult, allowed []string, n int) []SearchResult {
 	out := make([]SearchResult, 0, min(len(in), n))
 	for _, r := range in {
 		if len(out) == n {
 			break
 		}
-		if len(allowed) > 0 && !hostAllowed(r.URL, allowed) {
+		if !hostAllowed(r.URL, allowed) {
 			continue
 		}
-		if rs := []rune(r.Snippet); len(rs) > maxSnippetChars {
-			r.Snippet = string(rs[:maxSnippetChars])
-		}
+		r.Title = clipRunes(r.Title, maxTitleChars)
+		r.Snippet = clipRunes(r.Snippet, maxSnippetChars)
 		out = append(out, r)
 	}
 	return out
 }
 
+func clipRunes(s string, n int) string {
+	if rs := []rune(s); len(rs) > n {
+		return string(rs[:n])
+	}
+	return s
+}
+
+// hostAllowed reports whether raw is an http(s) URL on one of the allowed
+// domains or their subdomains; with no allowed domains any such URL is.
 func hostAllowed(raw string, allowed []string) bool {
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() == "" {
 		return false
 	}
-	host := strings.ToLower(u.Hostname())
+	if len(allowed) == 0 {
+		return true
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	for _, d := range allowed {
 		d = strings.ToLower(strings.TrimPrefix(d, "."))
 		if host == d || strings.HasSuffix(host, "."+d) {

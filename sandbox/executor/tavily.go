@@ -17,8 +17,9 @@ const (
 )
 
 // Tavily is the SearchProvider for Tavily's search API:
-// POST {base}/search with {"api_key", "query", "max_results",
-// "include_domains"}; the key also goes in an Authorization Bearer header.
+// POST {base}/search with {"query", "max_results", "include_domains"} and
+// the key in an Authorization Bearer header (never in the body, which a
+// failing server may echo).
 type Tavily struct {
 	key    string
 	base   string
@@ -43,7 +44,6 @@ func NewTavily(apiKey, base string, client *http.Client) *Tavily {
 func (t *Tavily) Name() string { return TavilyName }
 
 type tavilyRequest struct {
-	APIKey         string   `json:"api_key"`
 	Query          string   `json:"query"`
 	MaxResults     int      `json:"max_results"`
 	IncludeDomains []string `json:"include_domains,omitempty"`
@@ -63,7 +63,7 @@ type tavilyResponse struct {
 
 // Search implements SearchProvider.
 func (t *Tavily) Search(ctx context.Context, q SearchQuery) (SearchResponse, error) {
-	body, err := json.Marshal(tavilyRequest{APIKey: t.key, Query: q.Query, MaxResults: q.MaxResults, IncludeDomains: q.AllowedDomains})
+	body, err := json.Marshal(tavilyRequest{Query: q.Query, MaxResults: q.MaxResults, IncludeDomains: q.AllowedDomains})
 	if err != nil {
 		return SearchResponse{}, fmt.Errorf("tavily: encode request: %w", err)
 	}
@@ -86,8 +86,8 @@ func (t *Tavily) Search(ctx context.Context, q SearchQuery) (SearchResponse, err
 		return SearchResponse{}, fmt.Errorf("tavily: response larger than %d bytes", maxSearchResponseSize)
 	}
 	if resp.StatusCode != http.StatusOK {
-		// The body may echo the request; never include it (it could hold the key).
-		return SearchResponse{}, fmt.Errorf("tavily: HTTP %d", resp.StatusCode)
+		// The body may echo the request; never include it.
+		return SearchResponse{}, fmt.Errorf("tavily: HTTP %d%s", resp.StatusCode, statusHint(resp.StatusCode))
 	}
 	var tr tavilyResponse
 	if err := json.Unmarshal(raw, &tr); err != nil {
@@ -104,4 +104,16 @@ func (t *Tavily) Search(ctx context.Context, q SearchQuery) (SearchResponse, err
 		out.Results = append(out.Results, SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Content, Score: r.Score})
 	}
 	return out, nil
+}
+
+// statusHint says what an HTTP error status of a search API means for the
+// owner (who fixes the key or quota) and the model (which can wait).
+func statusHint(code int) string {
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return " (the API key was refused; the owner must check SEARCH_API_KEY)"
+	case http.StatusTooManyRequests, 432, 433:
+		return " (the provider's rate limit or plan quota is exhausted; try again later)"
+	}
+	return ""
 }
