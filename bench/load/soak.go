@@ -185,9 +185,8 @@ func (o Options) soak(ctx context.Context, srv *server, s Soak, mc *metricsClien
 	elapsed := time.Since(start)
 	cancel()
 	wg.Wait()
-	if runErr != nil {
-		return fmt.Errorf("interrupted: %w", runErr)
-	}
+	// An interrupted run still reports what it measured, judged on the
+	// samples it took.
 	res.DurationSeconds = seconds(elapsed)
 	res.Completed, res.Missed = st.total()
 	st.mu.Lock()
@@ -197,6 +196,9 @@ func (o Options) soak(ctx context.Context, srv *server, s Soak, mc *metricsClien
 	st.mu.Unlock()
 	res.TurnsPerSecond = perSecond(int(res.Completed), elapsed)
 	res.Verdict = judgeSoak(res.Samples, s.Warmup, SoakTolerance)
+	if runErr != nil {
+		return fmt.Errorf("interrupted after %s: %w", elapsed.Round(time.Second), runErr)
+	}
 	return nil
 }
 
