@@ -95,6 +95,8 @@ type shared struct {
 	// connections, which attempts read.
 	connections *actor.PID
 	conns       *connRegistry
+	// pool bounds the projects' tasks running at once (project_pool.go).
+	pool *executorPool
 }
 
 func (s *shared) now() time.Time {

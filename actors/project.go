@@ -17,52 +17,83 @@ import (
 	"github.com/silas-ai/silas/runtime/verify"
 )
 
-// Project runs an approved project (spec 5.2.2): its tasks one at a time in
-// dependency order, each as a WorkItem child actor under the project's
-// approval (checkProjectTask), then the project's own checks on the files
-// its tasks produced.
+// Project runs an approved project (spec 5.2.2, 19.7): its tasks, each as
+// a WorkItem child actor under the project's approval (checkProjectTask),
+// then the project's own checks on the files its tasks produced.
 //
-// States: checking -> (task -> journaling)* -> verifying -> finished. A
-// task that does not end done stops the project: the tasks after it do not
-// run (each is reported as not run) and the project fails with the task's
-// details. A task's statuses and result go to the scope as they come, so
-// the owner follows every task; the project reports its own around them.
+// Tasks run in parallel (project_schedule.go): every task whose
+// dependencies are done starts, unless one of its declared outputs
+// overlaps those of a running task (such tasks never run at the same time)
+// or the executor pool (project_pool.go: limits.max_parallel_executors_per_scope,
+// limits.max_parallel_executors) has no slot; a task waiting for a slot
+// starts when one is given back. Each task works in sandboxes of its own;
+// its files reach the project's files when it is done, and another task
+// only through input_artifacts_from. Two independent tasks that both
+// produce a file not declared in both their outputs are a conflicting
+// write: which copy the project keeps would depend on timing, so the
+// project fails and says how to declare it.
+//
+// States: checking -> running tasks (each finished task journaled before
+// any new one starts) -> verifying -> finished. A task that does not end
+// done stops the project: no task starts after it, the tasks still running
+// finish, the tasks never started are reported as not run, and the
+// project fails naming every task that did not end done. A task's
+// statuses and result go to the scope as they come, so the owner follows
+// every task; the project reports its own around them.
 //
 // Persistence: the scope stored the project with its token when it was
 // approved. The project records the final status of each finished task in
-// its TaskStatus (and the artifacts of a done one in TaskArtifacts) before
-// it starts the next one, and each task journals itself like any work
-// item; a finished project records its token's execution as spent, then
-// leaves the store with its tasks' records. It does that only once every
-// task actor it started has terminated: a task that finished stops only
-// when its own journal has drained, so no write of a task can land after
-// the project's delete and leave an orphan record that nothing resumes. A resumed project skips the
-// tasks that are done and resumes the one that was running from its stored
-// state, with a fresh attempt.
+// its TaskStatus (and the artifacts of a done one in TaskArtifacts), one
+// write at a time, before it starts another task, and each task journals
+// itself like any work item; a finished project records its token's
+// execution as spent, then leaves the store with its tasks' records. It
+// does that only once every task actor it started has terminated and no
+// write of its own is in flight: a task that finished stops only when its
+// own journal has drained, so no write of a task can land after the
+// project's delete and leave an orphan record that nothing resumes. A
+// resumed project skips the tasks that are done and resumes every task
+// that was running (those with a stored record) from its stored state,
+// with a fresh attempt; a project resumed after a task failed starts only
+// those, then fails.
 //
 // Supervision: the default strategy restarts a task that panics; the new
-// instance resumes from the task's journaled record (projectTaskProps).
+// instance resumes from the task's journaled record (projectTaskProps). A
+// task actor holds its pool slot until it has terminated, also when the
+// project stops or restarts.
 type Project struct {
 	d     *shared
 	scope string
 	w     *messages.WorkItem
 	tasks []*messages.WorkItem // dependency order
 	// stored are the tasks' persisted states (a resumed project), by id.
-	stored  map[string]*messages.WorkItem
-	current *messages.WorkItem // the running task
-	child   *actor.PID
+	stored map[string]*messages.WorkItem
+	// running are the tasks started and without a final status yet, by id.
+	running map[string]*actor.PID
+	// slots are the task actors started and not yet terminated, each
+	// holding a slot of the executor pool: task id by PID id.
+	slots   map[string]string
 	used    messages.BudgetUsed
 	results []string            // one line per finished task, for the final detail
 	kept    map[string]string   // artifacts of the tasks, by path in dir
+	keptBy  map[string]string   // the task that produced each kept artifact
 	taint   messages.TaintLevel // weakest of the tasks'
 	dir     string              // the tasks' kept artifacts, for the project's checks
-	checked bool
-	done    bool
-	// alive counts the task actors started and not yet terminated; ending
-	// is set once the project finished, and its final journal waits for
-	// alive to reach zero.
-	alive  int
-	ending bool
+	// stops are why the project stops (a task that did not end done, a
+	// conflicting write), and stopIDs the tasks concerned, in order.
+	stops     []string
+	stopIDs   []string
+	checked   bool
+	verifying bool // every task is done; the project's checks run
+	done      bool
+	// halting is set once the actor is stopping or restarting: it starts
+	// no task any more.
+	halting bool
+	// The journal: one write in flight (jBusy), another wanted (jDirty).
+	jBusy, jDirty bool
+	// ending is set once the project finished; its final journal (sent
+	// once, final) waits for every task actor to terminate and for the
+	// write in flight.
+	ending, final bool
 }
 
 // projectChecked carries the project's approval check and its tasks'
@@ -87,7 +118,8 @@ type projectVerified struct {
 }
 
 func newProject(d *shared, scope string, w *messages.WorkItem) *Project {
-	return &Project{d: d, scope: scope, w: w, used: w.BudgetUsed, kept: map[string]string{},
+	return &Project{d: d, scope: scope, w: w, used: w.BudgetUsed, kept: map[string]string{}, keptBy: map[string]string{},
+		running: map[string]*actor.PID{}, slots: map[string]string{},
 		taint: messages.TaintOwner, dir: d.Config.DataPath("projects", scope, w.ID)}
 }
 
@@ -105,10 +137,13 @@ func (p *Project) Receive(c actor.Context) {
 	case *projectVerified:
 		p.onVerified(c, m)
 	case *actor.Terminated:
-		p.alive--
-		if p.ending && p.alive == 0 {
-			p.journal(c, true)
-		}
+		p.onTerminated(c, m)
+	case *executorSlotFreed:
+		p.schedule(c)
+	case *actor.Stopping, *actor.Restarting:
+		p.halting = true
+	case *actor.Stopped:
+		p.onStopped(c)
 	case *messages.SkillRemoved:
 		for _, task := range c.Children() {
 			c.Send(task, m)
@@ -183,52 +218,29 @@ func (p *Project) onChecked(c actor.Context, m *projectChecked) {
 	if p.w.TaskArtifacts == nil {
 		p.w.TaskArtifacts = map[string][]string{}
 	}
-	// A resumed project reports the tasks done before the restart too.
+	// A resumed project reports the tasks finished before the restart too;
+	// one that did not end done had stopped the project.
 	for _, t := range tasks {
-		if p.w.TaskStatus[t.ID] != messages.StatusDone {
+		st := p.w.TaskStatus[t.ID]
+		if st == "" {
 			continue
 		}
-		p.results = append(p.results, fmt.Sprintf("%s: %s", t.ID, messages.StatusDone))
+		p.results = append(p.results, fmt.Sprintf("%s: %s", t.ID, st))
+		if st != messages.StatusDone {
+			p.stopIDs = append(p.stopIDs, t.ID)
+			p.stops = append(p.stops, fmt.Sprintf("task %s ended %s before the restart", t.ID, st))
+			continue
+		}
 		for _, rel := range p.w.TaskArtifacts[t.ID] {
 			if _, ok := p.kept[rel]; !ok {
 				p.kept[rel] = filepath.Join(p.dir, rel)
+				p.keptBy[rel] = t.ID
 			}
 		}
 	}
 	p.audit("project_started", map[string]any{"tasks": len(tasks)})
 	p.status(c, messages.StatusRunning, fmt.Sprintf("project started: %d tasks (%s)", len(tasks), strings.Join(taskIDs(tasks), ", ")))
-	p.nextTask(c)
-}
-
-// nextTask starts the first task not yet done, after checking that what
-// it depends on is done (spec 5.2.2 step 3), or verifies the project when
-// every task is done.
-func (p *Project) nextTask(c actor.Context) {
-	for _, t := range p.tasks {
-		if p.w.TaskStatus[t.ID] == messages.StatusDone {
-			continue
-		}
-		for _, dep := range t.DependsOn {
-			if st := p.w.TaskStatus[dep]; st != messages.StatusDone {
-				p.stopAt(c, t.ID, messages.StatusBlocked, fmt.Sprintf("task %s depends on %s, which is %s", t.ID, dep, orState(st)))
-				return
-			}
-		}
-		w := p.stored[t.ID]
-		if w == nil {
-			cp := *t
-			w = &cp
-		}
-		p.current = w
-		project, d, scope, keep, prior := p.w, p.d, p.scope, p.dir, p.doneArtifacts()
-		p.audit("project_task_started", map[string]any{"task": t.ID})
-		p.alive++
-		p.child = c.Spawn(projectTaskProps(d, scope, w, func(a *WorkItem) {
-			a.project, a.keepDir, a.prior = project, keep, prior
-		}))
-		return
-	}
-	p.verify(c)
+	p.schedule(c)
 }
 
 // doneArtifacts are the artifacts of the tasks that finished done, by task
@@ -243,76 +255,114 @@ func (p *Project) doneArtifacts() map[string][]string {
 	return out
 }
 
-func orState(st messages.WorkItemStatus) string {
-	if st == "" {
-		return "not done"
-	}
-	return string(st)
-}
-
 // onTaskProgress passes a task's status on to the scope, and on its final
-// status records the task's outcome before going on.
+// status records the task's outcome and journals it; the tasks it let
+// start start once that is written.
 func (p *Project) onTaskProgress(c actor.Context, m *workItemProgress) {
 	c.Send(c.Parent(), m)
-	if !m.final || p.done || p.current == nil || m.event.WorkItemID != p.current.ID {
+	id := m.event.WorkItemID
+	if _, running := p.running[id]; !m.final || p.done || !running {
 		return
 	}
-	id := p.current.ID
-	p.current, p.child = nil, nil
+	delete(p.running, id)
 	st := messages.WorkItemStatus(m.event.Status)
 	p.w.TaskStatus[id] = st
 	if r := m.result; r != nil {
 		p.used.Merge(r.BudgetUsed)
-		maps.Copy(p.kept, r.Artifacts)
 		if st == messages.StatusDone {
+			p.merge(id, r.Artifacts)
 			p.w.TaskArtifacts[id] = artifactNames(r.Artifacts)
+		} else {
+			maps.Copy(p.kept, r.Artifacts)
 		}
 	}
 	p.taint = messages.Weakest(p.taint, m.taint)
 	p.results = append(p.results, fmt.Sprintf("%s: %s", id, st))
 	p.audit("project_task_finished", map[string]any{"task": id, "status": string(st)})
 	if st != messages.StatusDone {
-		p.stopAt(c, id, messages.StatusFailed, fmt.Sprintf("task %s ended %s: %s", id, st, m.event.Detail))
-		return
+		p.stopIDs = append(p.stopIDs, id)
+		p.stops = append(p.stops, fmt.Sprintf("task %s ended %s: %s", id, st, m.event.Detail))
 	}
-	p.journal(c, false)
+	p.journalState(c)
 }
 
-// stopAt ends the project at task id (spec 5.2.2 step 4): the tasks that
-// have not run are reported as not run, and the project ends with st.
-func (p *Project) stopAt(c actor.Context, id string, st messages.WorkItemStatus, why string) {
+// onTerminated gives back the pool slot of a task actor that stopped;
+// a finishing project then writes its end, a running one may start a task.
+func (p *Project) onTerminated(c actor.Context, m *actor.Terminated) {
+	if _, ok := p.slots[m.Who.Id]; !ok {
+		return
+	}
+	delete(p.slots, m.Who.Id)
+	p.d.pool.release(p.scope)
+	if p.ending {
+		p.endJournal(c)
+		return
+	}
+	p.schedule(c)
+}
+
+// onStopped gives back what the project still holds of the pool.
+func (p *Project) onStopped(c actor.Context) {
+	for pid := range p.slots {
+		delete(p.slots, pid)
+		p.d.pool.release(p.scope)
+	}
+	p.d.pool.forget(c.Self())
+}
+
+// stopAt ends the project once no task runs any more (spec 5.2.2 step 4):
+// the tasks that have not run are reported as not run, and the project
+// ends failed, naming why.
+func (p *Project) stopAt(c actor.Context) {
+	first := p.stopIDs[0]
 	var skipped []string
 	for _, t := range p.tasks {
-		if t.ID == id || p.w.TaskStatus[t.ID] != "" {
+		if p.w.TaskStatus[t.ID] != "" || slices.Contains(p.stopIDs, t.ID) {
 			continue
 		}
 		skipped = append(skipped, t.ID)
-		reason := "not run: project " + p.w.ID + " stopped after task " + id + " did not finish"
-		if dependsOn(t, id) {
-			reason = "not run: it depends on task " + id + ", which did not finish"
+		reason := "not run: project " + p.w.ID + " stopped after task " + first + " did not finish"
+		for _, id := range p.stopIDs {
+			if p.dependsOn(t.ID, id) {
+				reason = "not run: it depends on task " + id + ", which did not finish"
+				break
+			}
 		}
 		c.Send(c.Parent(), &workItemProgress{event: messages.WorkItemStatusEvent{
 			Type: messages.EventWorkItemStatus, WorkItemID: t.ID, Status: string(messages.StatusBlocked), Detail: reason,
 		}})
 	}
+	why := strings.Join(p.stops, "; ")
 	if len(skipped) > 0 {
 		why += "; not run: " + strings.Join(skipped, ", ")
 	}
-	p.audit("project_failed", map[string]any{"task": id, "not_run": orNone(skipped)})
-	p.finish(c, st, why)
+	p.audit("project_failed", map[string]any{"task": first, "tasks": p.stopIDs, "not_run": orNone(skipped)})
+	p.finish(c, messages.StatusFailed, why)
 }
 
-func dependsOn(t *messages.WorkItem, id string) bool {
-	for _, d := range t.DependsOn {
-		if d == id {
-			return true
-		}
+// journalState writes the project's state, one write at a time: a write
+// asked for while one is in flight follows it, with the state then.
+func (p *Project) journalState(c actor.Context) {
+	if p.jBusy {
+		p.jDirty = true
+		return
 	}
-	return false
+	p.jBusy = true
+	p.journal(c, false)
 }
 
-// journal writes the project's state: after each finished task (then the
-// next task starts), or, final, records the token's execution as spent and
+// endJournal writes the project's end once it finished, every task actor
+// has terminated and no write of its own is in flight.
+func (p *Project) endJournal(c actor.Context) {
+	if !p.ending || p.final || len(p.slots) > 0 || p.jBusy {
+		return
+	}
+	p.final = true
+	p.journal(c, true)
+}
+
+// journal writes the project's state: after each finished task (then more
+// tasks may start), or, final, records the token's execution as spent and
 // deletes the project (then the actor stops).
 func (p *Project) journal(c actor.Context, final bool) {
 	snap := *p.w
@@ -357,17 +407,25 @@ func (p *Project) onJournaled(c actor.Context, m *projectJournaled) {
 		c.Stop(c.Self())
 		return
 	}
-	if errors.Is(m.err, errShuttingDown) {
+	if !p.jBusy {
+		return // of an instance that restarted
+	}
+	p.jBusy = false
+	switch {
+	case p.ending:
+		p.endJournal(c)
+	case errors.Is(m.err, errShuttingDown):
 		p.done = true // the stored project resumes on the next start
 		c.Stop(c.Self())
-		return
-	}
-	if m.err != nil {
-		// Without the record a restart would run the task again: stop.
+	case m.err != nil:
+		// Without the record a restart would run the tasks again: stop.
 		p.finish(c, messages.StatusFailed, "the project's progress could not be stored: "+m.err.Error())
-		return
+	case p.jDirty:
+		p.jDirty = false
+		p.journalState(c)
+	default:
+		p.schedule(c)
 	}
-	p.nextTask(c)
 }
 
 // verify runs the project's own checks on the files its tasks produced
@@ -412,24 +470,23 @@ func (p *Project) onVerified(c actor.Context, m *projectVerified) {
 	}
 }
 
-// finish reports the project's final status and result, and journals its
-// end once its task actors have terminated.
+// finish reports the project's final status and result, stops the tasks
+// still running, and journals its end once its task actors have
+// terminated.
 func (p *Project) finish(c actor.Context, st messages.WorkItemStatus, detail string) {
 	if p.done {
 		return
 	}
 	p.done, p.ending = true, true
-	if p.child != nil {
-		c.Stop(p.child)
-		p.child = nil
+	for _, pid := range p.running {
+		c.Stop(pid)
 	}
+	p.d.pool.forget(c.Self())
 	r := &messages.WorkItemResult{WorkItemID: p.w.ID, Status: st, Summary: detail, VerificationResults: []map[string]any{},
 		BudgetUsed: p.used, Artifacts: p.kept, NextSteps: []string{}}
 	c.Send(c.Parent(), &workItemProgress{final: true, result: r, taint: p.taint, title: p.w.Title,
 		event: messages.WorkItemStatusEvent{Type: messages.EventWorkItemStatus, WorkItemID: p.w.ID, Status: string(st), Detail: detail}})
-	if p.alive == 0 {
-		p.journal(c, true)
-	}
+	p.endJournal(c)
 }
 
 func (p *Project) status(c actor.Context, st messages.WorkItemStatus, detail string) {

@@ -51,6 +51,8 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 		admit:   newAdmission(d.Config.Backpressure.MaxPendingTurnsTotal, d.Config.Backpressure.OwnerReservedTurns, d.Config.Backpressure.MaxPendingTurnsPerIP),
 		metrics: metrics.NewStandard(d.Metrics),
 	}
+	sh.pool = newExecutorPool(d.Config.Limits.MaxParallelExecutors, d.Config.Limits.MaxParallelExecutorsPerScope,
+		func(pid *actor.PID) { sys.Root.Send(pid, &executorSlotFreed{}) })
 	policy, err := accessPolicy(d)
 	if err != nil {
 		return nil, err

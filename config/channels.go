@@ -225,6 +225,12 @@ type Limits struct {
 	SuggestionsPerHourPerScope int `koanf:"suggestions_per_hour_per_scope"`
 	// AutonomyProposalsPerWeekPerScope caps autonomy proposals. Default 3.
 	AutonomyProposalsPerWeekPerScope int `koanf:"autonomy_proposals_per_week_per_scope"`
+	// MaxParallelExecutorsPerScope is how many tasks of a scope's projects
+	// run at the same time, each with its own executor and sandbox (spec
+	// 19.7). Default 8.
+	MaxParallelExecutorsPerScope int `koanf:"max_parallel_executors_per_scope"`
+	// MaxParallelExecutors is the same bound across all scopes. Default 16.
+	MaxParallelExecutors int `koanf:"max_parallel_executors"`
 }
 
 // Backpressure bounds queued turns.

@@ -257,6 +257,8 @@ func TestValidateRules(t *testing.T) {
 		// limits, sizes, logging
 		{"negative limit", func(t *testing.T, c *Config) { c.Limits.WSMessagesPerMinutePerIP = -5 },
 			[]string{"silas.limits.ws_messages_per_minute_per_ip", "at least 1"}},
+		{"no parallel executor", func(t *testing.T, c *Config) { c.Limits.MaxParallelExecutorsPerScope = 0 },
+			[]string{"silas.limits.max_parallel_executors_per_scope", "at least 1"}},
 		{"backpressure total below scope", func(t *testing.T, c *Config) { c.Backpressure.MaxPendingTurnsTotal = 5 },
 			[]string{"silas.backpressure.max_pending_turns_total"}},
 		{"owner reservation is zero", func(t *testing.T, c *Config) { c.Backpressure.OwnerReservedTurns = 0 },

@@ -34,6 +34,7 @@ type PlanCard struct {
 	FailureContext     *string                     `json:"failure_context"`
 	Tasks              []string                    `json:"tasks"`
 	DependsOn          []string                    `json:"depends_on"`
+	Outputs            []string                    `json:"outputs,omitempty"`
 
 	// PlanHash is the hash the approval token binds (ApprovalToken.plan_hash),
 	// so that the owner can match the card with the audit log.
@@ -55,6 +56,6 @@ func NewPlanCard(w *WorkItem) PlanCard {
 		InteractionMode: n.InteractionMode, InputArtifactsFrom: n.InputArtifactsFrom, Verify: n.Verify,
 		Gates: n.Gates, Skills: n.Skills, SkillHashes: n.SkillHashes, AccessLevels: n.AccessLevels, Escalation: n.Escalation,
 		Schedule: n.Schedule, OnFailure: n.OnFailure, OnStuck: n.OnStuck, FailureContext: n.FailureContext,
-		Tasks: n.Tasks, DependsOn: n.DependsOn, PlanHash: hash,
+		Tasks: n.Tasks, DependsOn: n.DependsOn, Outputs: n.Outputs, PlanHash: hash,
 	}
 }

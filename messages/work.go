@@ -507,6 +507,12 @@ type WorkItem struct {
 
 	Tasks     []string `json:"tasks"`
 	DependsOn []string `json:"depends_on"`
+	// Outputs are the paths (relative to the work dir, a directory covering
+	// everything under it) a task of a project writes for the project: two
+	// tasks whose outputs overlap never run at the same time (spec 19.7).
+	// Not a field of the Python model; hashed only when set, so plans
+	// without it keep their hash.
+	Outputs []string `json:"outputs,omitempty"`
 
 	// Runtime-managed state, never part of the plan hash.
 	Status              WorkItemStatus   `json:"status"`
@@ -856,6 +862,7 @@ type planProjection struct {
 	FailureContext     *string                     `json:"failure_context"`
 	Tasks              []string                    `json:"tasks"`
 	DependsOn          []string                    `json:"depends_on"`
+	Outputs            []string                    `json:"outputs,omitempty"`
 }
 
 // normalized returns a copy of w with the spec's defaults applied and every
@@ -903,7 +910,7 @@ func WorkItemPlanHashBytes(w *WorkItem) ([]byte, error) {
 		InteractionMode: n.InteractionMode, InputArtifactsFrom: n.InputArtifactsFrom, Verify: n.Verify,
 		Gates: n.Gates, Skills: n.Skills, SkillHashes: n.SkillHashes, AccessLevels: n.AccessLevels, Escalation: n.Escalation,
 		Schedule: n.Schedule, OnFailure: n.OnFailure, OnStuck: n.OnStuck, FailureContext: n.FailureContext,
-		Tasks: n.Tasks, DependsOn: n.DependsOn,
+		Tasks: n.Tasks, DependsOn: n.DependsOn, Outputs: n.Outputs,
 	}
 	b, err := canonical.Marshal(&p)
 	if err != nil {

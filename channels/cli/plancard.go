@@ -68,6 +68,7 @@ func writePlanCard(out io.Writer, c *messages.PlanCard, indent string) {
 	line("failure context", deref(c.FailureContext))
 	line("tasks", strings.Join(c.Tasks, ", "))
 	line("depends on", strings.Join(c.DependsOn, ", "))
+	line("outputs", strings.Join(c.Outputs, ", "))
 	if strings.TrimSpace(c.Body) != "" {
 		fmt.Fprintf(out, "%sbriefing:\n", indent)
 		for _, l := range strings.Split(c.Body, "\n") {

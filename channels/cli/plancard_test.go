@@ -38,7 +38,7 @@ func fullCard() messages.PlanCard {
 		Escalation:   map[string]messages.EscalationAction{"queue-x": {Action: messages.EscalationTransferToQueue, Queue: ptr("humans-x"), MaxRetries: 4}},
 		Schedule:     ptr("@every 17m"), OnFailure: "escalate_human", OnStuck: "escalate",
 		FailureContext: ptr("failure context x $failed_checks"),
-		Tasks:          []string{"task-child"}, DependsOn: []string{"task-setup-x"},
+		Tasks:          []string{"task-child"}, DependsOn: []string{"task-setup-x"}, Outputs: []string{"out/report-x.md"},
 		PlanHash:  "0123456789abcdef0123456789abcdef",
 		TaskPlans: []messages.PlanCard{task},
 	}
@@ -71,6 +71,7 @@ var cardWants = map[string][]string{
 	"failure_context":      {"failure context: failure context x $failed_checks"},
 	"tasks":                {"tasks: task-child"},
 	"depends_on":           {"depends on: task-setup-x"},
+	"outputs":              {"outputs: out/report-x.md"},
 	"plan_hash":            {"plan hash 0123456789abcdef"},
 	"task_plans":           {"task 1 of 1:", "plan task-child (task)", "title: Child task title", "skills: child-skill", "child_check: `test -f child.txt`", "| Child briefing line", "parent: project-full"},
 }

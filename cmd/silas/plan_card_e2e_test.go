@@ -124,12 +124,16 @@ func planMarkers(t *testing.T, markdown string) map[string][]string {
 	typ := reflect.TypeFor[messages.PlanCard]()
 	for i := range typ.NumField() {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
-		if _, ok := out[name]; !ok && name != "task_plans" {
+		if _, ok := out[name]; !ok && name != "task_plans" && !taskOnlyFields[name] {
 			t.Fatalf("PlanCard.%s has no markers in signedMarkers; set it in everyFieldPlan and list what the card must show", name)
 		}
 	}
 	return out
 }
+
+// taskOnlyFields are PlanCard fields that only a task of a project may
+// carry, so everyFieldPlan (a goal) cannot: projectTaskMarkers checks them.
+var taskOnlyFields = map[string]bool{"outputs": true}
 
 // projectPlan is a project of two tasks, each with fields of its own that
 // its card must show.
@@ -149,6 +153,7 @@ id: task-page-a
 type: task
 title: Write page A
 skills: [skill-page-a]
+outputs: [pages/a-out.html]
 verify:
   - name: page_a_exists
     run: "test -f a.html"
@@ -179,7 +184,7 @@ Briefing of page B.
 // projectTaskMarkers are, for each task of projectPlan, what its card
 // must show of its own fields.
 var projectTaskMarkers = map[string]map[string][]string{
-	"task-page-a": {"id": {"task-page-a"}, "title": {"Write page A"}, "skills": {"skill-page-a"},
+	"task-page-a": {"id": {"task-page-a"}, "title": {"Write page A"}, "skills": {"skill-page-a"}, "outputs": {"pages/a-out.html"},
 		"verify": {"page_a_exists", "test -f a.html"}, "body": {"Briefing of page A."}, "parent": {"project-two-tasks"}},
 	"task-page-b": {"id": {"task-page-b"}, "title": {"Write page B"}, "depends_on": {"task-page-a"},
 		"gates": {"gate_page_b", "secret-b"}, "body": {"Briefing of page B."}, "parent": {"project-two-tasks"}},

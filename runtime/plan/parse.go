@@ -104,6 +104,9 @@ func parse(markdown string, parent *messages.WorkItem, o Origin) (*messages.Work
 	if err := w.Validate(); err != nil {
 		return nil, d.locate(err)
 	}
+	if err := checkOutputs(w); err != nil {
+		return nil, d.place(err)
+	}
 	if _, err := messages.WorkItemPlanHash(w); err != nil {
 		return nil, &Error{Line: start, Err: err}
 	}
@@ -153,6 +156,23 @@ func (d *decoder) locate(err error) error {
 		}
 	}
 	return &Error{Line: d.offset, Field: fe.Path, Err: fe.Err}
+}
+
+// place puts an *Error without a line at the line of its field, or of
+// the nearest enclosing field present in the plan.
+func (d *decoder) place(err error) error {
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Line != 0 {
+		return err
+	}
+	for p := pe.Field; p != ""; p = enclosing(p) {
+		if line, ok := d.lines[p]; ok {
+			pe.Line = line
+			return err
+		}
+	}
+	pe.Line = d.offset
+	return err
 }
 
 // enclosing drops the last segment of a field path: "a[0].b" -> "a[0]" -> "a".

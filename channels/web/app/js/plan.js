@@ -15,6 +15,7 @@ const FIELDS = [
   ['input_artifacts_from', 'Input artifacts from'], ['follow_up_of', 'Follow-up of'], ['parent', 'Parent'],
   ['spawned_by', 'Spawned by'], ['domain', 'Domain'], ['schedule', 'Schedule'], ['on_failure', 'On failure'],
   ['on_stuck', 'On stuck'], ['failure_context', 'Failure context'], ['tasks', 'Tasks'], ['depends_on', 'Depends on'],
+  ['outputs', 'Outputs'],
   ['plan_hash', 'Plan hash'],
 ];
 const LABEL = Object.fromEntries(FIELDS);
