@@ -22,7 +22,9 @@ type agentCall struct {
 
 // AgentLoop is the proxy or planner of one scope (spec 19.3, 19.4). It owns
 // the model calls of its role: each runs off the mailbox, with the one repair
-// retry of spec 5.1.0, and its result goes back to the scope.
+// retry of spec 5.1.0, and its result goes back to the scope. A call that
+// offers tools (the proxy's tool loop) is one round: tool calls come back
+// undecoded, the turn runs them and sends the next round.
 //
 // Supervision: it holds no state worth keeping; a restart loses nothing.
 type AgentLoop struct {
@@ -70,9 +72,16 @@ func (a *AgentLoop) callTimeout() time.Duration {
 }
 
 func (a *AgentLoop) run(ctx context.Context, call *pipeline.ModelCall) pipeline.Result {
+	msgs := make([]llm.Message, 0, 2+len(call.Transcript))
+	msgs = append(msgs, llm.Message{Role: "system", Content: call.System}, llm.Message{Role: "user", Content: call.Prompt, Quoted: call.PromptQuoted})
 	req := &llm.Request{
-		Messages: []llm.Message{{Role: "system", Content: call.System}, {Role: "user", Content: call.Prompt, Quoted: call.PromptQuoted}},
-		Format:   a.d.formats[call.Schema],
+		// The transcript is the proxy's tool loop so far (runtime/pipeline
+		// stage_route_tools.go): the loop is turn data, so each round is
+		// one call here, and the tools run as requests the scope performs.
+		Messages:   append(msgs, call.Transcript...),
+		Tools:      call.Tools,
+		ToolChoice: call.ToolChoice,
+		Format:     a.d.formats[call.Schema],
 	}
 	var value any
 	res, err := llm.RunStructured(ctx, a.d.Models.Completer(a.role), req, func(content string) error {
@@ -90,5 +99,11 @@ func (a *AgentLoop) run(ctx context.Context, call *pipeline.ModelCall) pipeline.
 	if errors.Is(err, llm.ErrStructuredOutputInvalid) {
 		err = fmt.Errorf("%w: %w", pipeline.ErrInvalidOutput, err)
 	}
-	return pipeline.Result{Value: pipeline.ModelResult{Value: value, Usage: usage}, Err: err}
+	mr := pipeline.ModelResult{Value: value, Usage: usage}
+	if err == nil && value == nil && res.Response != nil && len(res.Response.ToolCalls) > 0 {
+		// The model asked for tools it was offered (llm.RunStructured
+		// returns such an answer undecoded): the turn runs them.
+		mr.ToolCalls, mr.Content = res.Response.ToolCalls, res.Response.Content
+	}
+	return pipeline.Result{Value: mr, Err: err}
 }

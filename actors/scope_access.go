@@ -17,7 +17,7 @@ import (
 // coreTools are the tools of Silas itself that every owner toolset holds
 // (spec 5.1 step 6, SkillToolset); executors add theirs. Only tools this
 // build provides are listed, so the model is never told of one it lacks.
-var coreTools = []string{pipeline.ToolMemorySearch}
+var coreTools = []string{pipeline.ToolMemorySearch, pipeline.ToolContextInspect, pipeline.ToolTellUser}
 
 // ReadGoal reads and parses the goal file of config active_goal. A goal
 // defines the chatbot lane: its access_levels decide the tools customers

@@ -270,6 +270,7 @@ func (s *Scope) newEnv() *pipeline.Env {
 		Scorer:              &s.breaker,
 		Persona:             s.d.Persona,
 		PersonaState:        &s.persona,
+		WebSearch:           webSearchConfigured(s.d.Executors),
 		ProxyInstructions:   proxyPrompt,
 		PlannerInstructions: PlannerInstructions,
 		OwnerScope:          s.kind == messages.ScopeOwner,

@@ -148,6 +148,10 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 			}
 			return pipeline.Result{Err: err}
 		})
+	case *pipeline.WebSearch:
+		s.onWebSearch(c, t.ID, r)
+	case *pipeline.TellUser:
+		s.onTellUser(c, t.ID, r)
 	case *pipeline.LoadAccess:
 		s.onLoadAccess(c, t.ID)
 	case *pipeline.UpdateAccess:

@@ -30,7 +30,8 @@ type harness struct {
 	verify func(msg, sig []byte) (string, bool)
 }
 
-func newHarness(t *testing.T, reply func(ctx context.Context, req *llm.Request) (*llm.Response, error), ov map[string]any) *harness {
+// newHarness starts the system; opts may change its dependencies.
+func newHarness(t *testing.T, reply func(ctx context.Context, req *llm.Request) (*llm.Response, error), ov map[string]any, opts ...func(*Deps)) *harness {
 	t.Helper()
 	all := map[string]any{"silas.data_dir": t.TempDir(), "silas.chatbot.enabled": true}
 	for k, v := range ov {
@@ -53,7 +54,7 @@ func newHarness(t *testing.T, reply func(ctx context.Context, req *llm.Request) 
 	}
 	minter, _ := session.NewMinter([]byte(strings.Repeat("k", 32)))
 	h := &harness{t: t, db: db, model: model, cfg: cfg}
-	h.sys, err = Start(context.Background(), Deps{
+	deps := Deps{
 		Config: cfg, DB: db, Models: router, OwnerToken: ownerToken, Sessions: minter, Log: zerolog.Nop(),
 		VerifyOwnerSignature: func(msg, sig []byte) (string, bool) {
 			if h.verify != nil {
@@ -61,7 +62,11 @@ func newHarness(t *testing.T, reply func(ctx context.Context, req *llm.Request) 
 			}
 			return "", false
 		},
-	})
+	}
+	for _, o := range opts {
+		o(&deps)
+	}
+	h.sys, err = Start(context.Background(), deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,26 @@ type AnswerEvent struct {
 	Error *TurnError `json:"error,omitempty"`
 }
 
+// EventInterim is the type of the server event that carries an interim
+// message: what the proxy told the user (its tell_user tool, spec 19.3)
+// while it works on the answer to ReplyTo.
+const EventInterim = "interim"
+
+// InterimEvent is the server event `interim`. It goes out at once, before
+// the answer, and only to the connections attached at that moment: it is
+// not stored, never redelivered, and the answer (the `message` event with
+// the same reply_to) does not repeat it. A client shows it as a passing
+// note from Silas; one that ignores it loses nothing the answer needs.
+type InterimEvent struct {
+	Type string `json:"type"` // always "interim"
+	// ID is unique per interim message, for a client to drop a duplicate.
+	ID        string    `json:"id"`
+	Text      string    `json:"text"`
+	Sender    string    `json:"sender"`
+	Timestamp time.Time `json:"timestamp"`
+	ReplyTo   string    `json:"reply_to"`
+}
+
 // EventGateApproval is the type of the server event that asks the owner to
 // approve what a gate holds (spec 8.1 `gate_approval`); the client answers
 // with a `gate_response` frame carrying the same request_id.

@@ -105,6 +105,13 @@ func (s *session) onEvent(ev any) {
 		if decode(&e) {
 			s.onAnswer(e)
 		}
+	case messages.EventInterim:
+		// What Silas says while it works on the answer: sent as it comes,
+		// the typing indicator goes on until the answer.
+		var e answerEvent
+		if decode(&e) && strings.TrimSpace(e.Text) != "" {
+			s.sendText(e.Text)
+		}
 	case "error":
 		var e errorEvent
 		if decode(&e) {

@@ -51,6 +51,11 @@ func (r *Result) note(resp *Response) {
 // fails too, the error wraps [ErrStructuredOutputInvalid] and the caller
 // applies its role's fallback.
 //
+// When req offers tools (and ToolChoice is not [ToolChoiceNone]) an answer
+// that asks for tool calls is not decoded: it is returned at once as
+// Result.Response, for the caller's tool loop to run the calls and ask
+// again. A repair answer that asks for calls is returned the same way.
+//
 // Errors from complete itself (transport, API, context) are returned as they
 // are, without a repair call. The returned Result is non-nil whenever at
 // least one call was made, errors included, so that the caller can charge
@@ -63,6 +68,10 @@ func RunStructured(ctx context.Context, complete Completer, req *Request, decode
 		return res, err
 	}
 	res.note(resp)
+	if callsTools(req, resp) {
+		res.Response = resp
+		return res, nil
+	}
 	derr := decode(resp.Content)
 	if derr == nil {
 		res.Response = resp
@@ -80,6 +89,10 @@ func RunStructured(ctx context.Context, complete Completer, req *Request, decode
 		return res, fmt.Errorf("structured output repair call (first answer invalid: %v): %w", derr, err)
 	}
 	res.note(resp)
+	if callsTools(req, resp) {
+		res.Response = resp
+		return res, nil
+	}
 	derr2 := decode(resp.Content)
 	if derr2 == nil {
 		res.Response = resp
@@ -94,4 +107,9 @@ func formatName(req *Request) string {
 		return req.Format.Name
 	}
 	return "structured output"
+}
+
+// callsTools reports whether resp asks for tool calls that req allows.
+func callsTools(req *Request, resp *Response) bool {
+	return len(resp.ToolCalls) > 0 && len(req.Tools) > 0 && req.ToolChoice != ToolChoiceNone
 }

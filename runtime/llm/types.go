@@ -54,6 +54,9 @@ type ToolCall struct {
 	Arguments string
 }
 
+// ToolChoiceNone is the [Request.ToolChoice] that forbids tool calls.
+const ToolChoiceNone = "none"
+
 // ResponseFormat asks for structured output matching a JSON Schema. It is
 // always sent with strict mode on.
 type ResponseFormat struct {
@@ -78,6 +81,11 @@ type Request struct {
 	Messages []Message
 	// Tools are the functions the model may call.
 	Tools []Tool
+	// ToolChoice is sent as tool_choice with Tools: "" leaves the choice
+	// to the model, ToolChoiceNone asks for an answer without calls (a
+	// tool loop's forced final answer, whose history holds tool calls and
+	// so must still declare the tools).
+	ToolChoice string
 	// Format requests structured output; nil means free text.
 	Format *ResponseFormat
 	// MaxTokens caps the completion; 0 leaves it to the provider.

@@ -12,6 +12,7 @@ type wireRequest struct {
 	Model          string              `json:"model"`
 	Messages       []wireMessage       `json:"messages"`
 	Tools          []wireTool          `json:"tools,omitempty"`
+	ToolChoice     string              `json:"tool_choice,omitempty"`
 	ResponseFormat *wireResponseFormat `json:"response_format,omitempty"`
 	MaxTokens      int                 `json:"max_tokens,omitempty"`
 	Temperature    *float64            `json:"temperature,omitempty"`
@@ -112,6 +113,7 @@ func encodeRequest(req *Request) ([]byte, error) {
 		for i, t := range req.Tools {
 			w.Tools[i] = wireTool{Type: "function", Function: wireFunctionDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters}}
 		}
+		w.ToolChoice = req.ToolChoice
 	}
 	if req.Format != nil && req.Format.wire == nil {
 		w.ResponseFormat = formatWire(req.Format)

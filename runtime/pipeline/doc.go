@@ -8,4 +8,9 @@
 // Resume. Between those two calls the turn is plain data, so a scope can keep
 // serving control messages while a turn waits, and every stage can be tested
 // without an actor, a model or a disk.
+//
+// The proxy's tool loop (spec 19.3, stage_route_tools.go) keeps that rule:
+// each round is one ModelCall whose answer may be tool calls, each call
+// that needs the outside world is one more awaited request, and the loop's
+// state (transcript, rounds, limits) is part of the Turn.
 package pipeline

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/llm"
 )
 
 // Result is the outcome of an awaited request, handed back through Resume.
@@ -44,6 +45,14 @@ type ModelCall struct {
 	// metrics.
 	PromptStable int
 	Decode       func(content string) (any, error)
+	// Tools are offered to the model (the proxy's tool loop, spec 19.3);
+	// an answer that calls them comes back as ModelResult.ToolCalls,
+	// undecoded. Transcript is the loop so far, sent after the prompt: the
+	// assistant's tool calls and the tool results. ToolChoice is
+	// llm.ToolChoiceNone for the loop's forced final answer.
+	Tools      []llm.Tool
+	Transcript []llm.Message
+	ToolChoice string
 	// Timeout bounds the whole call when set (the scorer's 2 s); zero
 	// means the role's usual bound.
 	Timeout time.Duration
@@ -53,6 +62,11 @@ type ModelCall struct {
 type ModelResult struct {
 	Value any
 	Usage Usage
+	// ToolCalls are the calls the model asked for instead of answering
+	// (only when the call offered Tools); Value is then nil and Content
+	// is whatever text came with the calls.
+	ToolCalls []llm.ToolCall
+	Content   string
 }
 
 // QueryMemory asks for the memory queries of an agent response to run in

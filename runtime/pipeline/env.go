@@ -60,6 +60,13 @@ type Env struct {
 	// be approved and run (step 12).
 	OwnerScope bool
 
+	// WebSearch is true when web_search is configured (spec 9.2): only then
+	// is it offered to the proxy, and only where the access level allows.
+	WebSearch bool
+	// MaxToolRounds bounds the proxy's tool loop: after that many rounds
+	// of tool calls it must answer. Zero means DefaultMaxToolRounds.
+	MaxToolRounds int
+
 	ProxyInstructions   string
 	PlannerInstructions string
 

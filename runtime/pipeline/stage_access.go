@@ -20,7 +20,8 @@ const (
 // Tool names the pipeline itself enforces (spec 5.1 step 6: core retrieval
 // tools are part of the toolset the access level filters).
 const (
-	// ToolMemorySearch is the agent's memory_queries (step 9).
+	// ToolMemorySearch is the proxy's memory_search tool (step 7) and the
+	// agent's memory_queries (step 9).
 	ToolMemorySearch = "memory_search"
 )
 
@@ -58,12 +59,12 @@ type UpdateAccess struct {
 // tools Silas itself provides; tools named by a goal's access levels are
 // listed by name.
 var toolDescriptions = map[string]string{
-	"memory_search":    "search long-term memory (ask through memory_queries)",
-	"context_inspect":  "inspect the context window",
+	"memory_search":    "search long-term memory (the proxy calls the tool; answers may ask through memory_queries)",
+	"context_inspect":  "see how full the context window's zones are",
 	"web_search":       "search the web (through approved plans)",
 	"shell_exec":       "run shell commands in the sandbox (through approved plans)",
 	"python_exec":      "run Python in the sandbox (through approved plans)",
-	"tell_user":        "send the user a progress message",
+	"tell_user":        "send the user a short message at once, before the answer",
 	"request_research": "ask the executor for read-only research",
 	"validate_plan":    "check a plan before proposing it",
 }

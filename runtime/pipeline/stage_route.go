@@ -28,23 +28,8 @@ func runRoute(t *Turn, e *Env) Effect {
 		return next
 	}
 	injectPersona(t, e)
-	prompt, quoted := e.Window.RenderEncoded()
-	stable, _ := e.Window.RenderStats()
-	return Effect{Await: &ModelCall{
-		Role:         AgentProxy,
-		Schema:       "RouteDecision",
-		System:       e.ProxyInstructions + e.Window.System(),
-		Prompt:       prompt,
-		PromptQuoted: quoted,
-		PromptStable: stable,
-		Decode: func(content string) (any, error) {
-			rd, err := decodeRoute(content, e)
-			if err != nil {
-				return nil, err
-			}
-			return rd, nil
-		},
-	}}
+	t.tools = toolLoop{offered: proxyTools(t, e)}
+	return Effect{Await: t.proxyCall(e)}
 }
 
 // decodeRoute decodes and validates the proxy's RouteDecision.
@@ -72,16 +57,28 @@ func decodeAgentResponse(content string) (any, error) {
 }
 
 func resumeRoute(t *Turn, e *Env, r Result) Effect {
+	if t.tools.phase != toolIdle {
+		return t.onToolResult(e, r)
+	}
 	if t.Route == nil {
 		return t.routed(e, r)
 	}
 	return t.planned(e, r)
 }
 
-// routed handles the proxy's answer: a direct answer ends the stage, a
-// planner route asks the planner.
+// routed handles the proxy's answer: tool calls run (stage_route_tools.go)
+// and the proxy is asked again, a direct answer ends the stage, a planner
+// route asks the planner.
 func (t *Turn) routed(e *Env, r Result) Effect {
 	t.addUsage(r)
+	if mr, ok := r.Value.(ModelResult); ok && r.Err == nil && len(mr.ToolCalls) > 0 {
+		if len(t.tools.offered) > 0 && !t.tools.final {
+			return t.toolRound(e, mr)
+		}
+		// Calls where none may be made: an answer that is not a
+		// RouteDecision.
+		r.Err = fmt.Errorf("%w: the proxy called tools where it had to answer", ErrInvalidOutput)
+	}
 	switch {
 	case errors.Is(r.Err, ErrInvalidOutput):
 		t.Route = proxyFallback(e)

@@ -85,6 +85,8 @@ type Turn struct {
 	// gate is the state of the gate stage in progress (approvals asked,
 	// rephrase attempts, memory ops being gated).
 	gate gateFlow
+	// tools is the proxy's tool loop in progress (step 7).
+	tools toolLoop
 
 	// InputGateResults are the step-1 policy results of a turn that went
 	// on; Access is the access view of step 6. Step 14 reads both.

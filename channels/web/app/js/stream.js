@@ -79,6 +79,14 @@ export class Stream {
         this.add({ key, kind: 'silas', text: ev.text || '', at: ev.timestamp || Date.now(), register: ev.interaction_register, mode: ev.interaction_mode });
         break;
       }
+      case 'interim': {
+        // What Silas says while it works on an answer: shown at once, not
+        // stored by the server, never the answer itself.
+        const key = 'i-' + (ev.id || ev.timestamp + ':' + (ev.text || '').slice(0, 32));
+        if (this.items.some((x) => x.key === key)) return;
+        this.add({ key, kind: 'interim', text: ev.text || '', at: ev.timestamp || Date.now() });
+        break;
+      }
       case 'work_item_status': {
         const key = 'w-' + ev.work_item_id;
         const it = this.items.find((x) => x.key === key);
@@ -117,6 +125,11 @@ export class Stream {
           h('div', { class: 'bubble md' }, render(it.text)),
           h('div', { class: 'meta' }, shortTime(it.at),
             it.register ? h('span', { class: 'register', title: 'How Silas read this turn', text: ` · ${words(it.register)} · ${words(it.mode)}` }) : null));
+        break;
+      case 'interim':
+        n = h('li', { class: 'msg msg-silas msg-interim', dataset: { interim: '1' } },
+          h('div', { class: 'bubble' }, it.text),
+          h('div', { class: 'meta' }, shortTime(it.at), ' · while working on the answer'));
         break;
       case 'status':
         n = h('li', { class: `status-row status-${it.status}`, dataset: { workItem: it.id, status: it.status } },
