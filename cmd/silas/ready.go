@@ -28,16 +28,20 @@ const (
 )
 
 // readiness answers /ready: the store takes writes, the actors answer, the
-// disk is above persistence.min_free_mb, and every model provider a role
-// uses (every entry of its chain) accepts connections. A TCP handshake with
-// each, cached, is what "reachable" means here; the model router's circuit
-// breakers decide per call, not here.
+// disk is above persistence.min_free_mb, and every model role has a
+// provider in its chain that accepts connections (a fallback that answers
+// keeps the daemon ready while the primary is down; the detail names the
+// providers that are not reachable). A TCP handshake with each, cached, is
+// what "reachable" means here; the model router's circuit breakers decide
+// per call, not here.
 type readiness struct {
 	db  *persistence.DB
 	sys *actors.System
 	log zerolog.Logger
-	// providers maps a provider name to the host:port of its base URL.
+	// providers maps a provider name to the host:port of its base URL;
+	// roles maps each model role to the providers of its chain, in order.
 	providers map[string]string
+	roles     map[string][]string
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 
 	mu       sync.Mutex // guards the cached probes; held while one runs
@@ -48,8 +52,8 @@ type readiness struct {
 }
 
 func newReadiness(cfg *config.Config, db *persistence.DB, sys *actors.System, log zerolog.Logger) *readiness {
-	r := &readiness{db: db, sys: sys, log: log, providers: map[string]string{}, dial: (&net.Dialer{}).DialContext}
-	for _, chain := range cfg.Models.ByRole() {
+	r := &readiness{db: db, sys: sys, log: log, providers: map[string]string{}, roles: map[string][]string{}, dial: (&net.Dialer{}).DialContext}
+	for role, chain := range cfg.Models.ByRole() {
 		for _, ref := range chain {
 			name, _, err := config.ParseModelRef(ref)
 			if err != nil {
@@ -57,6 +61,7 @@ func newReadiness(cfg *config.Config, db *persistence.DB, sys *actors.System, lo
 			}
 			if addr, ok := providerAddr(cfg.Providers[name].BaseURL); ok {
 				r.providers[name] = addr
+				r.roles[role] = append(r.roles[role], name)
 			}
 		}
 	}
@@ -111,12 +116,26 @@ func (r *readiness) Ready(ctx context.Context) []web.ReadyCheck {
 	}
 	checks = append(checks, disk)
 
-	bad := r.probeModels(ctx)
-	model := web.ReadyCheck{Name: "model", OK: len(bad) == 0, Detail: fmt.Sprintf("%d provider(s) reachable", len(r.providers))}
-	if len(bad) > 0 {
-		model.Detail = fmt.Sprintf("cannot connect to provider(s) %v", bad)
+	return append(checks, r.modelCheck(r.probeModels(ctx)))
+}
+
+// modelCheck judges the probe: ready when every role has a reachable
+// provider in its chain.
+func (r *readiness) modelCheck(bad []string) web.ReadyCheck {
+	var stranded []string // roles whose whole chain is unreachable
+	for role, chain := range r.roles {
+		if !slices.ContainsFunc(chain, func(p string) bool { return !slices.Contains(bad, p) }) {
+			stranded = append(stranded, role)
+		}
 	}
-	return append(checks, model)
+	slices.Sort(stranded)
+	switch {
+	case len(stranded) > 0:
+		return web.ReadyCheck{Name: "model", Detail: fmt.Sprintf("cannot connect to provider(s) %v: no provider reachable for %v", bad, stranded)}
+	case len(bad) > 0:
+		return web.ReadyCheck{Name: "model", OK: true, Detail: fmt.Sprintf("cannot connect to provider(s) %v; every role has a reachable fallback", bad)}
+	}
+	return web.ReadyCheck{Name: "model", OK: true, Detail: fmt.Sprintf("%d provider(s) reachable", len(r.providers))}
 }
 
 // probeDB writes through the store at most every dbProbeEvery.

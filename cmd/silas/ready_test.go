@@ -56,3 +56,32 @@ func TestModelProbeIsCachedAndNamesNoURL(t *testing.T) {
 		t.Fatalf("the probe result names an address: %s", s)
 	}
 }
+
+// TestModelReadyWhileEveryRoleHasAFallback: a provider that is down keeps
+// the daemon ready as long as every role's chain has another that is up;
+// a role left with none makes it not ready, and the detail names it.
+func TestModelReadyWhileEveryRoleHasAFallback(t *testing.T) {
+	r := &readiness{
+		providers: map[string]string{"primary": "a:443", "backup": "b:443"},
+		roles:     map[string][]string{"proxy": {"primary", "backup"}, "planner": {"primary"}},
+	}
+	tests := []struct {
+		name   string
+		bad    []string
+		ok     bool
+		detail string
+	}{
+		{"all up", nil, true, "2 provider(s) reachable"},
+		{"backup down", []string{"backup"}, true, "every role has a reachable fallback"},
+		{"primary down", []string{"primary"}, false, "no provider reachable for [planner]"},
+		{"both down", []string{"backup", "primary"}, false, "[planner proxy]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := r.modelCheck(tc.bad)
+			if c.OK != tc.ok || !strings.Contains(c.Detail, tc.detail) {
+				t.Fatalf("modelCheck(%v) = %v %q, want %v and %q", tc.bad, c.OK, c.Detail, tc.ok, tc.detail)
+			}
+		})
+	}
+}
