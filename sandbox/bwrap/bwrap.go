@@ -241,6 +241,12 @@ func (*spec) Check(res sandbox.Result) error {
 		if bytes.Contains(msg, []byte("etwork")) || bytes.Contains(msg, []byte("loopback")) {
 			return fmt.Errorf("%w: %s", sandbox.ErrNetworkIsolationUnavailable, msg)
 		}
+		if bytes.Contains(msg, []byte("Resource temporarily unavailable")) {
+			// EAGAIN: the host can build namespaces, just not at this
+			// moment (a task limit reached under load). Not a reason to
+			// call the backend unavailable and block the work.
+			return fmt.Errorf("%w: %w: %s", sandbox.ErrStart, proc.ErrTransient, msg)
+		}
 		return fmt.Errorf("%w: bubblewrap could not build the sandbox: %s; unprivileged user namespaces must be "+
 			"enabled for bwrap (sysctl user.max_user_namespaces > 0, kernel.unprivileged_userns_clone=1, "+
 			"kernel.apparmor_restrict_unprivileged_userns=0 or bwrap's AppArmor profile)", sandbox.ErrBackendUnavailable, msg)

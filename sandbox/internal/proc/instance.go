@@ -2,8 +2,10 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/sandbox"
@@ -74,22 +76,40 @@ func (in *Instance) Run(ctx context.Context, cmd sandbox.Command) (sandbox.Resul
 	defer cancel()
 	defer context.AfterFunc(in.life, cancel)()
 
-	spec, err := in.backend.Spec(cmd, in.dir, in.cfg)
-	if err != nil {
-		return sandbox.Result{}, err
-	}
-	res, err := Run(ctx, spec)
-	if err != nil {
-		if in.life.Err() != nil {
-			return res, fmt.Errorf("%w during the run: %w", sandbox.ErrDestroyed, err)
+	for attempt := 0; ; attempt++ {
+		spec, err := in.backend.Spec(cmd, in.dir, in.cfg)
+		if err != nil {
+			return sandbox.Result{}, err
 		}
-		return res, err
+		res, err := Run(ctx, spec)
+		if err != nil {
+			if in.life.Err() != nil {
+				return res, fmt.Errorf("%w during the run: %w", sandbox.ErrDestroyed, err)
+			}
+			return res, err
+		}
+		err = in.backend.Check(res)
+		// A sandbox that could not be built for now (the kernel said
+		// EAGAIN) is built again: the program never ran. Not when it
+		// streamed its input, which the failed run may have consumed.
+		if !errors.Is(err, ErrTransient) || attempt >= len(transientBackoff) || cmd.Input != nil {
+			return res, err
+		}
+		select {
+		case <-ctx.Done():
+			return res, err
+		case <-time.After(transientBackoff[attempt]):
+		}
 	}
-	if err := in.backend.Check(res); err != nil {
-		return res, err
-	}
-	return res, nil
 }
+
+// ErrTransient marks a Check error for a sandbox the kernel could not build
+// for now (a resource temporarily unavailable); the program never ran, and
+// Run builds it again after transientBackoff.
+var ErrTransient = errors.New("the sandbox could not be built for now")
+
+// transientBackoff are the waits before each new try after ErrTransient.
+var transientBackoff = [...]time.Duration{20 * time.Millisecond, 80 * time.Millisecond, 320 * time.Millisecond}
 
 // Destroy implements sandbox.Instance: it kills the runs in flight, waits for
 // them (as long as ctx allows) and removes the work dir.
