@@ -404,6 +404,7 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 	a.used.CostUSD += m.used.CostUSD
 	a.used.WallTimeSeconds += m.used.WallTimeSeconds
 	a.used.ExecutorRuns += m.used.ExecutorRuns
+	failure := classifyAttempt(m.err)
 	switch {
 	case errors.Is(m.err, errShuttingDown):
 		// The stored item keeps its running status: it resumes on the next start.
@@ -411,19 +412,18 @@ func (a *WorkItem) onAttemptDone(c actor.Context, m *attemptDone) {
 		a.status(c, string(messages.StatusStuck), "Silas stopped during attempt "+fmt.Sprint(m.attempt)+"; the work item resumes when Silas starts again", true)
 		c.Stop(c.Self())
 		return
-	case isUnrunnable(m.err):
+	case failure.final:
 		// No retry, consult or re-plan can help on a host where nothing may
 		// run, with a skill changed since its approval, or with a model
 		// configuration the provider refuses: stop at once with the message
 		// that says what to do.
-		f := classifyAttempt(m.err)
-		a.w.Ladder.LastFailure = f.fix
-		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": f.fix, "kind": f.kind, "retryable": false})
-		a.finish(c, messages.StatusBlocked, "blocked: "+f.fix)
+		a.w.Ladder.LastFailure = failure.fix
+		a.audit("work_item_blocked", map[string]any{"attempt": m.attempt, "reason": failure.fix, "kind": failure.kind, "retryable": false})
+		a.finish(c, messages.StatusBlocked, "blocked: "+failure.fix)
 		return
 	case m.err != nil:
 		a.w.Ladder.LastFailure = m.err.Error()
-		a.audit("attempt_failed", map[string]any{"attempt": m.attempt, "error": m.err.Error(), "kind": classifyAttempt(m.err).kind, "retryable": true})
+		a.audit("attempt_failed", map[string]any{"attempt": m.attempt, "error": m.err.Error(), "kind": failure.kind, "retryable": true})
 		a.status(c, messages.ProgressVerificationFailed, "attempt "+fmt.Sprint(m.attempt)+" failed: "+m.err.Error(), false)
 	case m.blocked != "":
 		a.w.Ladder.LastFailure = m.blocked

@@ -52,14 +52,3 @@ func classifyAttempt(err error) attemptFailure {
 	}
 	return attemptFailure{kind: "execution"}
 }
-
-// unrunnable reports a final attempt error and the fix to show.
-func unrunnable(err error) (string, bool) {
-	f := classifyAttempt(err)
-	return f.fix, f.final
-}
-
-func isUnrunnable(err error) bool {
-	_, ok := unrunnable(err)
-	return ok
-}

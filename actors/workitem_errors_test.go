@@ -44,8 +44,8 @@ func TestUnrunnable(t *testing.T) {
 		{nil, false},
 	}
 	for _, tt := range tests {
-		if _, got := unrunnable(tt.err); got != tt.want {
-			t.Errorf("unrunnable(%v) = %v, want %v", tt.err, got, tt.want)
+		if got := classifyAttempt(tt.err).final; got != tt.want {
+			t.Errorf("classifyAttempt(%v).final = %v, want %v", tt.err, got, tt.want)
 		}
 	}
 }
