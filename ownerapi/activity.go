@@ -128,7 +128,7 @@ func (a *API) listActivity(ctx *fasthttp.RequestCtx) {
 	if !last.IsZero() {
 		page.LastVisit = &last
 	}
-	writeJSON(ctx, fasthttp.StatusOK, page)
+	WriteJSON(ctx, fasthttp.StatusOK, page)
 }
 
 // activityPage walks the audit log back from q.before and describes what
@@ -206,7 +206,7 @@ func (a *API) recordVisit(ctx *fasthttp.RequestCtx) {
 	if !prev.IsZero() {
 		resp.PreviousVisit = &prev
 	}
-	writeJSON(ctx, fasthttp.StatusOK, resp)
+	WriteJSON(ctx, fasthttp.StatusOK, resp)
 }
 
 // activityData is the subset of audit data fields the feed reads.

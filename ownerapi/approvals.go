@@ -30,5 +30,5 @@ func (a *API) pendingApprovals(ctx *fasthttp.RequestCtx) {
 		requests = append(requests, r)
 	}
 	requests = append(requests, pendingSkillCards(c, a.d.Actors)...)
-	writeJSON(ctx, fasthttp.StatusOK, map[string]any{"requests": requests})
+	WriteJSON(ctx, fasthttp.StatusOK, map[string]any{"requests": requests})
 }

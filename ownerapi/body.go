@@ -56,8 +56,9 @@ func decodeBody(ctx *fasthttp.RequestCtx, v interface{ Validate() error }) error
 	return v.Validate()
 }
 
-// writeJSON answers status with v as JSON.
-func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
+// WriteJSON answers status with v as JSON; the daemon's other owner
+// endpoints (Telegram) answer the same way.
+func WriteJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, "encode the response: "+err.Error())

@@ -58,7 +58,7 @@ func (a *API) listConnections(ctx *fasthttp.RequestCtx) {
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, ConnectionsResponse{Connections: all})
+	WriteJSON(ctx, fasthttp.StatusOK, ConnectionsResponse{Connections: all})
 }
 
 func (a *API) showConnection(ctx *fasthttp.RequestCtx) {
@@ -72,7 +72,7 @@ func (a *API) showConnection(ctx *fasthttp.RequestCtx) {
 	}
 	for _, s := range all {
 		if s.ConnectionID == id {
-			writeJSON(ctx, fasthttp.StatusOK, s)
+			WriteJSON(ctx, fasthttp.StatusOK, s)
 			return
 		}
 	}
@@ -114,7 +114,7 @@ func (a *API) proposeConnection(ctx *fasthttp.RequestCtx) {
 		WriteError(ctx, status, codeFor(status), err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusAccepted, sum)
+	WriteJSON(ctx, fasthttp.StatusAccepted, sum)
 }
 
 // checkConnection serves POST /connections/{id}/check.
@@ -146,7 +146,7 @@ func (a *API) answerConnection(ctx *fasthttp.RequestCtx, call func() (messages.C
 	case err != nil:
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 	default:
-		writeJSON(ctx, fasthttp.StatusOK, sum)
+		WriteJSON(ctx, fasthttp.StatusOK, sum)
 	}
 }
 

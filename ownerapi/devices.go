@@ -131,7 +131,7 @@ func (a *API) createCode(ctx *fasthttp.RequestCtx) {
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, CodeResponse{Code: code, Name: req.Name, ExpiresAt: expires})
+	WriteJSON(ctx, fasthttp.StatusOK, CodeResponse{Code: code, Name: req.Name, ExpiresAt: expires})
 }
 
 func (a *API) enrolDevice(ctx *fasthttp.RequestCtx) {
@@ -167,7 +167,7 @@ func (a *API) enrolDevice(ctx *fasthttp.RequestCtx) {
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusCreated, DeviceResponse{Device: viewDevice(d)})
+	WriteJSON(ctx, fasthttp.StatusCreated, DeviceResponse{Device: viewDevice(d)})
 }
 
 func (a *API) listDevices(ctx *fasthttp.RequestCtx) {
@@ -186,7 +186,7 @@ func (a *API) listDevices(ctx *fasthttp.RequestCtx) {
 	for _, d := range list {
 		out.Devices = append(out.Devices, viewDevice(d))
 	}
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
 // revokeDevice serves POST /devices/{id}/revoke.
@@ -211,5 +211,5 @@ func (a *API) revokeDevice(ctx *fasthttp.RequestCtx) {
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, DeviceResponse{Device: viewDevice(d)})
+	WriteJSON(ctx, fasthttp.StatusOK, DeviceResponse{Device: viewDevice(d)})
 }

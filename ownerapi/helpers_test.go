@@ -210,7 +210,10 @@ func newHarness(t *testing.T) *harness {
 		_ = srv.Serve(ln)
 	}()
 	t.Cleanup(func() {
+		// Shutdown misses a Serve that has not registered the listener
+		// yet; closing the listener ends that one too.
 		_ = srv.Shutdown()
+		_ = ln.Close()
 		<-done
 	})
 	h.client = &fasthttp.Client{Dial: func(string) (net.Conn, error) { return ln.Dial() }}

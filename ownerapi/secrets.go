@@ -108,5 +108,5 @@ func (a *API) pendingSecrets(ctx *fasthttp.RequestCtx) {
 	for _, r := range list {
 		out.Requests = append(out.Requests, PendingSecret{RefID: r.RefID, Label: r.Label, InputHint: r.InputHint, Guidance: r.Guidance, CreatedAt: r.CreatedAt})
 	}
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	WriteJSON(ctx, fasthttp.StatusOK, out)
 }

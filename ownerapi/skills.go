@@ -162,7 +162,7 @@ func refuseSkill(ctx *fasthttp.RequestCtx, err error, a *actors.SkillInstallAnsw
 	if a != nil {
 		r.ValidationReport, r.TransformationReport = a.Report, a.Transformation
 	}
-	writeJSON(ctx, status, r)
+	WriteJSON(ctx, status, r)
 }
 
 func (a *API) installSkill(ctx *fasthttp.RequestCtx) {
@@ -225,7 +225,7 @@ func (a *API) requestSkill(ctx *fasthttp.RequestCtx, req actors.InstallSkill) {
 		return
 	}
 	exp := ans.ExpiresAt
-	writeJSON(ctx, fasthttp.StatusAccepted, SkillRequestView{
+	WriteJSON(ctx, fasthttp.StatusAccepted, SkillRequestView{
 		RequestID: ans.RequestID, Skill: ans.Name, Hash: ans.Hash, ExpiresAt: &exp,
 		Message: fmt.Sprintf("skill %s passed validation; approve or decline its card in the Silas app (Review) or in `silas chat` before %s (request %s)",
 			ans.Name, exp.Local().Format(time.DateTime), ans.RequestID),
@@ -249,7 +249,7 @@ func (a *API) removeSkill(ctx *fasthttp.RequestCtx) {
 		refuseSkill(ctx, err, nil)
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, SkillRemoved{Removed: name, Hash: ans.Hash,
+	WriteJSON(ctx, fasthttp.StatusOK, SkillRemoved{Removed: name, Hash: ans.Hash,
 		Message: fmt.Sprintf("skill %s is uninstalled and its files are deleted; work items using it end blocked", name)})
 }
 
@@ -272,7 +272,7 @@ func (a *API) listSkills(ctx *fasthttp.RequestCtx) {
 		}
 		out.Recent = append(out.Recent, recent...)
 	}
-	writeJSON(ctx, fasthttp.StatusOK, out)
+	WriteJSON(ctx, fasthttp.StatusOK, out)
 }
 
 func (a *API) showSkill(ctx *fasthttp.RequestCtx) {
@@ -301,7 +301,7 @@ func (a *API) showSkill(ctx *fasthttp.RequestCtx) {
 			d.Files = append(d.Files, SkillFileView{Path: f.Path, SHA256: f.SHA256, Size: f.Size})
 		}
 	}
-	writeJSON(ctx, fasthttp.StatusOK, d)
+	WriteJSON(ctx, fasthttp.StatusOK, d)
 }
 
 // skillViews lists the catalog's skills and the install records without a

@@ -155,7 +155,7 @@ func (a *API) recordUX(ctx *fasthttp.RequestCtx) {
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, map[string]int{"recorded": len(entries)})
+	WriteJSON(ctx, fasthttp.StatusOK, map[string]int{"recorded": len(entries)})
 }
 
 // Summary bounds: the window defaults to a week, and one summary reads at
@@ -204,7 +204,7 @@ func (a *API) summariseUX(ctx *fasthttp.RequestCtx) {
 		WriteError(ctx, fasthttp.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	writeJSON(ctx, fasthttp.StatusOK, sum)
+	WriteJSON(ctx, fasthttp.StatusOK, sum)
 }
 
 func (a *API) uxSummary(ctx context.Context, since time.Time) (UXSummary, error) {

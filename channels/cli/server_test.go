@@ -154,7 +154,10 @@ func startLoggedServer(t *testing.T, token string, log *wireLog, script func(p *
 		_ = srv.Serve(ln)
 	}()
 	t.Cleanup(func() {
+		// Shutdown misses a Serve that has not registered the listener
+		// yet; closing the listener ends that one too.
 		_ = srv.Shutdown()
+		_ = ln.Close()
 		<-served
 	})
 	return "ws://" + ln.Addr().String() + "/ws"

@@ -70,7 +70,7 @@ func (a *telegramAPI) routes() map[string]fasthttp.RequestHandler {
 		hook := fasthttpadaptor.NewFastHTTPHandler(a.ch.webhook)
 		routes["POST "+path] = func(ctx *fasthttp.RequestCtx) {
 			if string(ctx.Path()) != path {
-				telegramError(ctx, http.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+				ownerapi.WriteError(ctx, http.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 				return
 			}
 			hook(ctx)
@@ -85,7 +85,7 @@ func (a *telegramAPI) owner(h fasthttp.RequestHandler) fasthttp.RequestHandler {
 
 func (a *telegramAPI) status(ctx *fasthttp.RequestCtx) {
 	if string(ctx.Path()) != "/telegram" {
-		telegramError(ctx, http.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		ownerapi.WriteError(ctx, http.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return
 	}
 	st := telegramStatus{Chatbot: a.chatbot}
@@ -94,12 +94,12 @@ func (a *telegramAPI) status(ctx *fasthttp.RequestCtx) {
 		defer cancel()
 		bs, err := a.ch.bridge.Status(c)
 		if err != nil {
-			telegramError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
+			ownerapi.WriteError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
 			return
 		}
 		st = telegramStatus{Enabled: true, Mode: a.ch.mode, BotUsername: a.ch.bot.Username, Chatbot: a.chatbot, BridgeStatus: bs}
 	}
-	telegramJSON(ctx, http.StatusOK, st)
+	ownerapi.WriteJSON(ctx, http.StatusOK, st)
 }
 
 func (a *telegramAPI) pair(ctx *fasthttp.RequestCtx) {
@@ -110,19 +110,19 @@ func (a *telegramAPI) pair(ctx *fasthttp.RequestCtx) {
 	defer cancel()
 	code, expires, err := a.ch.bridge.Pair(c)
 	if errors.Is(err, telegram.ErrPairingConfigured) {
-		telegramError(ctx, http.StatusConflict, "conflict", err.Error())
+		ownerapi.WriteError(ctx, http.StatusConflict, "conflict", err.Error())
 		return
 	}
 	if err != nil {
-		telegramError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
+		ownerapi.WriteError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	// The code itself is never audited or logged: only that one exists.
 	if err := a.audit(c, "telegram_pairing_code_issued", map[string]any{"expires_at": expires.UTC()}); err != nil {
-		telegramError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
+		ownerapi.WriteError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	telegramJSON(ctx, http.StatusOK, telegramPairing{Code: code, ExpiresAt: expires.UTC(), BotUsername: a.ch.bot.Username})
+	ownerapi.WriteJSON(ctx, http.StatusOK, telegramPairing{Code: code, ExpiresAt: expires.UTC(), BotUsername: a.ch.bot.Username})
 }
 
 func (a *telegramAPI) unpair(ctx *fasthttp.RequestCtx) {
@@ -133,27 +133,27 @@ func (a *telegramAPI) unpair(ctx *fasthttp.RequestCtx) {
 	defer cancel()
 	was, err := a.ch.bridge.Unpair(c)
 	if errors.Is(err, telegram.ErrPairingConfigured) {
-		telegramError(ctx, http.StatusConflict, "conflict", err.Error())
+		ownerapi.WriteError(ctx, http.StatusConflict, "conflict", err.Error())
 		return
 	}
 	if err != nil {
-		telegramError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
+		ownerapi.WriteError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
 	if err := a.audit(c, "telegram_unpaired", map[string]any{"chat_id": was}); err != nil {
-		telegramError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
+		ownerapi.WriteError(ctx, http.StatusInternalServerError, messages.CodeInternal, err.Error())
 		return
 	}
-	telegramJSON(ctx, http.StatusOK, telegramUnpaired{Unpaired: was != 0, ChatID: was})
+	ownerapi.WriteJSON(ctx, http.StatusOK, telegramUnpaired{Unpaired: was != 0, ChatID: was})
 }
 
 func (a *telegramAPI) enabled(ctx *fasthttp.RequestCtx) bool {
 	if string(ctx.Path()) != "/telegram/pair" {
-		telegramError(ctx, http.StatusNotFound, messages.CodeNotFound, "no such endpoint")
+		ownerapi.WriteError(ctx, http.StatusNotFound, messages.CodeNotFound, "no such endpoint")
 		return false
 	}
 	if a.ch == nil {
-		telegramError(ctx, http.StatusConflict, "conflict", "the Telegram channel is off; set silas.channels.telegram.enabled: true and the bot token, then restart silas")
+		ownerapi.WriteError(ctx, http.StatusConflict, "conflict", "the Telegram channel is off; set silas.channels.telegram.enabled: true and the bot token, then restart silas")
 		return false
 	}
 	return true
@@ -171,19 +171,4 @@ func appendAudit(ctx context.Context, db *persistence.DB, ownerID, event string,
 	}
 	_, err = db.Audit().Append(ctx, persistence.AuditEntry{Event: event, Scope: ownerID, Data: b})
 	return err
-}
-
-func telegramJSON(ctx *fasthttp.RequestCtx, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		telegramError(ctx, http.StatusInternalServerError, messages.CodeInternal, "encode the answer: "+err.Error())
-		return
-	}
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
-}
-
-func telegramError(ctx *fasthttp.RequestCtx, status int, code messages.Code, msg string) {
-	ownerapi.WriteError(ctx, status, code, msg)
 }
