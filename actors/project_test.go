@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/llm"
 	"github.com/silas-ai/silas/runtime/plan"
@@ -43,17 +41,7 @@ func writesFromBriefing(req *llm.Request) *llm.Response {
 // event up to the project's final one.
 func (h *execHarness) runProject(t *testing.T, w *messages.WorkItem) []messages.WorkItemStatusEvent {
 	t.Helper()
-	got := make(chan *workItemProgress, 64)
-	probe := actor.PropsFromFunc(func(c actor.Context) {
-		switch m := c.Message().(type) {
-		case *actor.Started:
-			c.Spawn(actor.PropsFromProducer(func() actor.Actor { return newProject(h.d, "owner", w) }))
-		case *workItemProgress:
-			got <- m
-		}
-	})
-	pid := h.d.sys.Root.Spawn(probe)
-	t.Cleanup(func() { h.d.sys.Root.Stop(pid) })
+	got := h.startProject(t, w)
 	var out []messages.WorkItemStatusEvent
 	deadline := time.After(30 * time.Second)
 	for {
