@@ -71,21 +71,14 @@ func TestBackupThenRestore(t *testing.T) {
 	}
 
 	d = startTest(t, loadConfig(t, overrides(t, mock, newDir)))
-	items, err := d.in.db.Chronicle().Recent(context.Background(), "owner", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var history strings.Builder
-	for _, it := range items {
-		history.WriteString(it.Content + "\n")
-	}
+	history := ownerHistory(t, d)
 	for _, want := range []string{"harbour code 4172", "called Wanderer"} {
-		if !strings.Contains(history.String(), want) {
-			t.Errorf("restored history lacks %q:\n%s", want, history.String())
+		if !strings.Contains(history, want) {
+			t.Errorf("restored history lacks %q:\n%s", want, history)
 		}
 	}
-	if strings.Contains(history.String(), "after the backup") {
-		t.Errorf("restored history holds what came after the backup:\n%s", history.String())
+	if strings.Contains(history, "after the backup") {
+		t.Errorf("restored history holds what came after the backup:\n%s", history)
 	}
 	rep, err := d.in.db.Audit().Verify(context.Background())
 	if err != nil || !rep.OK() {

@@ -141,21 +141,14 @@ func TestFullDiskRefusesThenRecovers(t *testing.T) {
 	// look again after a restart on the same disk.
 	d.stop()
 	d = startTest(t, loadConfig(t, ov))
-	items, err := d.in.db.Chronicle().Recent(context.Background(), "owner", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var history strings.Builder
-	for _, it := range items {
-		history.WriteString(it.Content + "\n")
-	}
+	history := ownerHistory(t, d)
 	for _, want := range []string{"first, before the disk fills", "third, after space was freed"} {
-		if !strings.Contains(history.String(), want) {
-			t.Errorf("history after restart lacks %q:\n%s", want, history.String())
+		if !strings.Contains(history, want) {
+			t.Errorf("history after restart lacks %q:\n%s", want, history)
 		}
 	}
-	if strings.Contains(history.String(), "second, while the disk is full") {
-		t.Errorf("the refused message was stored:\n%s", history.String())
+	if strings.Contains(history, "second, while the disk is full") {
+		t.Errorf("the refused message was stored:\n%s", history)
 	}
 	pending, err := d.in.db.Queue().Pending(context.Background())
 	if err != nil || len(pending) != 0 {

@@ -373,3 +373,17 @@ func currentMessage(r *mockllm.RecordedRequest) string {
 	}
 	return s
 }
+
+// ownerHistory is the owner's chronicle, one item a line, oldest first.
+func ownerHistory(t *testing.T, d *testDaemon) string {
+	t.Helper()
+	items, err := d.in.db.Chronicle().Recent(context.Background(), "owner", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, it := range items {
+		b.WriteString(it.Content + "\n")
+	}
+	return b.String()
+}
