@@ -77,13 +77,15 @@ type Deps struct {
 // after Start.
 type shared struct {
 	Deps
-	sys     *actor.ActorSystem
-	tasks   *tasks
-	audit   *actor.PID
-	stream  *actor.PID
-	admit   *admission
-	metrics *metrics.Standard
-	props   []actor.PropsOption
+	sys   *actor.ActorSystem
+	tasks *tasks
+	// dispatch runs the actors' mailboxes (workers.go).
+	dispatch *workers
+	audit    *actor.PID
+	stream   *actor.PID
+	admit    *admission
+	metrics  *metrics.Standard
+	props    []actor.PropsOption
 	// formats are the structured-output formats by schema name, built once:
 	// reading and compacting an embedded schema on every call is not free.
 	formats map[string]*llm.ResponseFormat

@@ -94,7 +94,7 @@ func TestProxySearchesMemoryThenAnswers(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d proxy calls, want the tool round and the answer", len(reqs))
 	}
-	if strings.Contains(reqs[0].Messages[1].Content, "Miso") {
+	if strings.Contains(reqs[0].Messages[1].Text(), "Miso") {
 		t.Fatal("auto-retrieval already found the memory: the test does not show memory_search")
 	}
 	if got := offered(reqs[0]); got != "memory_search,context_inspect,tell_user" {

@@ -103,7 +103,7 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 			return
 		}
 		if r.PromptQuoted != nil { // a render of the window (stage_route)
-			s.d.metrics.PromptBytes.Add(uint64(len(r.Prompt)))
+			s.d.metrics.PromptBytes.Add(uint64(r.PromptBytes))
 			s.d.metrics.PromptStable.Add(uint64(r.PromptStable))
 		}
 		loop := s.proxy

@@ -58,7 +58,8 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 		return nil, err
 	}
 	sh.access = policy
-	sh.props = []actor.PropsOption{actor.WithReceiverMiddleware(logPanics(d.Log))}
+	sh.dispatch = newWorkers(0)
+	sh.props = []actor.PropsOption{actor.WithReceiverMiddleware(logPanics(d.Log)), actor.WithDispatcher(sh.dispatch)}
 	sh.formats = make(map[string]*llm.ResponseFormat)
 	for _, name := range llm.SchemaNames() {
 		sh.formats[name] = llm.Format(name)
@@ -189,6 +190,7 @@ func (s *System) Stop(ctx context.Context) error {
 	_ = root.PoisonFuture(s.d.audit).Wait()
 	s.d.tasks.Close()
 	s.d.sys.Shutdown()
+	s.d.dispatch.Stop()
 	return errors.Join(errs...)
 }
 

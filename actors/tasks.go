@@ -18,14 +18,15 @@ type tasks struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	log    zerolog.Logger
+	run    *workers
 }
 
 func newTasks(log zerolog.Logger) *tasks {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &tasks{ctx: ctx, cancel: cancel, log: log}
+	return &tasks{ctx: ctx, cancel: cancel, log: log, run: newWorkers(0)}
 }
 
-// Go runs fn in a goroutine unless shutdown has begun; it reports whether fn
+// Go runs fn on a worker (workers.go) unless shutdown has begun; it reports whether fn
 // was started. A panic in fn is logged with its stack and returned to onPanic.
 func (t *tasks) Go(name string, fn func(ctx context.Context), onPanic func(err error)) bool {
 	t.mu.Lock()
@@ -35,7 +36,7 @@ func (t *tasks) Go(name string, fn func(ctx context.Context), onPanic func(err e
 	}
 	t.wg.Add(1)
 	t.mu.Unlock()
-	go func() {
+	t.run.Schedule(func() {
 		defer t.wg.Done()
 		defer func() {
 			if v := recover(); v != nil {
@@ -47,7 +48,7 @@ func (t *tasks) Go(name string, fn func(ctx context.Context), onPanic func(err e
 			}
 		}()
 		fn(t.ctx)
-	}()
+	})
 	return true
 }
 
@@ -58,4 +59,5 @@ func (t *tasks) Close() {
 	t.mu.Unlock()
 	t.cancel()
 	t.wg.Wait()
+	t.run.Stop()
 }

@@ -45,23 +45,42 @@ const blockOverhead = 80
 // renders only what was added since the last call, and the text of an
 // unchanged zone is reused without a copy.
 func (w *Window) Render() string {
-	text, _ := w.render(false)
-	return text
+	return w.render()
 }
 
-// RenderEncoded is Render that also returns the text encoded as a JSON
-// string, quotes included, byte for byte what encoding/json makes of it,
-// in pieces to be written one after the other. The blocks are kept encoded
-// between turns like the text, so a model client that sends the pieces in
-// place of encoding text again (llm.Message Quoted) encodes only what is
-// new, and copies the rest once, into its request.
-func (w *Window) RenderEncoded() (text string, quoted []string) {
-	return w.render(true)
+// RenderEncoded returns what Render would, encoded as a JSON string,
+// quotes included, byte for byte what encoding/json makes of it, in pieces
+// to be written one after the other, and the length of the text they
+// encode. The blocks are kept encoded between turns like the text, so a
+// model client that sends the pieces as they are (llm.Message Quoted)
+// encodes only what is new. The text itself is not joined: at a full
+// window it is hundreds of kilobytes a call that nothing reads.
+func (w *Window) RenderEncoded() (quoted []string, size int) {
+	parts, n, _ := w.renderParts()
+	return w.quote(&parts), n
 }
 
-func (w *Window) render(encode bool) (string, []string) {
-	var parts [2 * len(renderOrder)]string // a zone's blocks, then its subscriptions
-	n, last := 0, -1
+func (w *Window) render() string {
+	parts, n, last := w.renderParts()
+	switch {
+	case last < 0:
+		return ""
+	case len(parts[last]) == n:
+		return parts[last] // one part: no copy
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// renderParts renders each zone's blocks and subscriptions, notes the
+// render for the prefix statistics, and returns the parts, their total
+// length and the index of the last non-empty one (-1: none).
+func (w *Window) renderParts() (parts [2 * len(renderOrder)]string, n, last int) {
+	last = -1
 	for k, z := range renderOrder {
 		parts[2*k] = w.renderedZone(zoneIndex(z))
 		parts[2*k+1] = w.renderedSubscriptions(z)
@@ -73,22 +92,7 @@ func (w *Window) render(encode bool) (string, []string) {
 		}
 	}
 	w.noteRender(&parts, n)
-	var quoted []string
-	if encode {
-		quoted = w.quote(&parts)
-	}
-	switch {
-	case last < 0:
-		return "", quoted
-	case len(parts[last]) == n:
-		return parts[last], quoted // one part: no copy
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, p := range parts {
-		b.WriteString(p)
-	}
-	return b.String(), quoted
+	return parts, n, last
 }
 
 // quote returns the JSON encoding of a render in pieces: the zones'

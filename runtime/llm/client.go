@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -153,12 +152,12 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 	if req == nil || req.Model == "" || len(req.Messages) == 0 {
 		return nil, fmt.Errorf("llm %s: %w: a request needs a model and at least one message", c.name, ErrInvalidRequest)
 	}
-	body, err := encodeRequest(req)
+	body, err := encodeBody(req)
 	if err != nil {
 		return nil, fmt.Errorf("llm %s: %w", c.name, err)
 	}
 	for attempt := 0; ; attempt++ {
-		resp, retryAfter, err := c.attempt(ctx, body)
+		resp, retryAfter, err := c.attempt(ctx, &body)
 		if err == nil {
 			return resp, nil
 		}
@@ -191,13 +190,15 @@ func (c *Client) retryable(ctx context.Context, err error) bool {
 
 // attempt performs one HTTP exchange. It returns the server's Retry-After
 // for error answers.
-func (c *Client) attempt(ctx context.Context, body []byte) (*Response, time.Duration, error) {
+func (c *Client) attempt(ctx context.Context, body *requestBody) (*Response, time.Duration, error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, body.reader())
 	if err != nil {
 		return nil, 0, fmt.Errorf("build request: %w", err)
 	}
+	hreq.ContentLength = int64(body.size)
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
 	if c.auth != "" {

@@ -23,8 +23,8 @@ type Message struct {
 	// quotes included, as encoding/json would encode it, in pieces sent
 	// one after the other. A caller whose prompt grows by appending keeps
 	// it encoded between calls (the context window does), and the client
-	// sends it as it is instead of encoding Content again. Content must
-	// still hold the text.
+	// sends it as it is instead of encoding Content again. Content may
+	// then be empty: Text decodes Quoted.
 	Quoted []string
 	// ToolCalls are the calls an assistant message asked for.
 	ToolCalls []ToolCall

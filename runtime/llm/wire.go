@@ -1,9 +1,9 @@
 package llm
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // This file holds the OpenAI chat-completions wire format.
@@ -86,8 +86,8 @@ type wireError struct {
 	Code    json.RawMessage `json:"code"`
 }
 
-// encodeRequest renders req as an OpenAI chat-completions body.
-func encodeRequest(req *Request) ([]byte, error) {
+// encodeBody renders req as an OpenAI chat-completions body.
+func encodeBody(req *Request) (requestBody, error) {
 	w := wireRequest{
 		Model:       req.Model,
 		Messages:    make([]wireMessage, len(req.Messages)),
@@ -118,35 +118,30 @@ func encodeRequest(req *Request) ([]byte, error) {
 	if req.Format != nil && req.Format.wire == nil {
 		w.ResponseFormat = formatWire(req.Format)
 	}
-	extra := 0
+	var tail []string
 	if req.Format != nil && req.Format.wire != nil {
-		extra = len(`,"response_format":`) + len(req.Format.wire)
+		// The pre-encoded response_format goes in before the closing brace.
+		tail = []string{`,"response_format":`, string(req.Format.wire)}
 	}
-	b, err := marshalRequest(&w, req.Messages, extra)
+	b, err := marshalRequest(&w, req.Messages, tail)
 	if err != nil {
-		return nil, fmt.Errorf("encode chat completion request: %w", err)
-	}
-	if req.Format != nil && req.Format.wire != nil {
-		// Splice the pre-encoded response_format in before the closing brace.
-		b = append(b[:len(b)-1], `,"response_format":`...)
-		b = append(b, req.Format.wire...)
-		b = append(b, '}')
+		return requestBody{}, fmt.Errorf("encode chat completion request: %w", err)
 	}
 	return b, nil
 }
 
-// marshalRequest encodes w, leaving room for extra more bytes. The
-// contents of messages that arrive encoded (Message.Quoted) are spliced in
-// as they are: a long prompt is not encoded again on every call.
-func marshalRequest(w *wireRequest, msgs []Message, extra int) ([]byte, error) {
-	quoted := 0
+// marshalRequest encodes w, then tail before its closing brace. The
+// contents of messages that arrive encoded (Message.Quoted) are not encoded
+// again, nor copied: the body holds them as they are, between the pieces of
+// the rest of the encoding, so a long prompt costs no allocation per call.
+func marshalRequest(w *wireRequest, msgs []Message, tail []string) (requestBody, error) {
+	quoted := false
 	for i := range msgs {
-		for _, q := range msgs[i].Quoted {
-			quoted += len(q)
-		}
+		quoted = quoted || msgs[i].Quoted != nil
 	}
-	if quoted == 0 {
-		return json.Marshal(w)
+	if !quoted && tail == nil {
+		b, err := json.Marshal(w)
+		return requestBody{raw: b, size: len(b)}, err
 	}
 	// Encode with an empty content in place of each quoted one, then
 	// replace each "content":"" of those messages, in order.
@@ -156,37 +151,43 @@ func marshalRequest(w *wireRequest, msgs []Message, extra int) ([]byte, error) {
 			w.Messages[i].Content = &empty
 		}
 	}
-	b, err := json.Marshal(w)
+	raw, err := json.Marshal(w)
 	if err != nil {
-		return nil, err
+		return requestBody{}, err
 	}
+	b := string(raw)
+	var body requestBody
 	// Message starts are the only {"role": of the encoding before the
 	// tools and the response format (inside strings a quote is escaped).
-	out := make([]byte, 0, len(b)+quoted+extra)
 	copied, from := 0, 0
 	for i := range msgs {
-		at := bytes.Index(b[from:], []byte(`{"role":`))
+		at := strings.Index(b[from:], `{"role":`)
 		if at < 0 {
-			return nil, fmt.Errorf("message %d not found in the encoded request", i)
+			return requestBody{}, fmt.Errorf("message %d not found in the encoded request", i)
 		}
 		at += from
 		from = at + len(`{"role":`)
 		if msgs[i].Quoted == nil {
 			continue
 		}
-		c := bytes.Index(b[at:], []byte(`,"content":""`))
+		c := strings.Index(b[at:], `,"content":""`)
 		if c < 0 {
-			return nil, fmt.Errorf("content of message %d not found in the encoded request", i)
+			return requestBody{}, fmt.Errorf("content of message %d not found in the encoded request", i)
 		}
 		c += at + len(`,"content":`)
-		out = append(out, b[copied:c]...)
+		body.add(b[copied:c])
 		for _, q := range msgs[i].Quoted {
-			out = append(out, q...)
+			body.add(q)
 		}
 		copied = c + len(`""`)
 		from = copied
 	}
-	return append(out, b[copied:]...), nil
+	body.add(b[copied : len(b)-1])
+	for _, t := range tail {
+		body.add(t)
+	}
+	body.add("}")
+	return body, nil
 }
 
 func formatWire(f *ResponseFormat) *wireResponseFormat {

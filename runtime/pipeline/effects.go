@@ -35,14 +35,17 @@ type ModelCall struct {
 	Schema string
 	System string
 	Prompt string
-	// PromptQuoted, when set, is Prompt encoded as a JSON string, in
+	// PromptQuoted, when set, is the prompt encoded as a JSON string, in
 	// pieces, kept encoded by the window between turns (contextmgr
-	// RenderEncoded); the agent loop hands it to the model client so that
-	// a long context is not encoded again on every call.
+	// RenderEncoded), and Prompt is empty: the agent loop hands the pieces
+	// to the model client so that a long context is neither joined nor
+	// encoded again on every call. PromptText decodes them.
 	PromptQuoted []string
-	// PromptStable is how many leading bytes of Prompt repeat the window's
-	// previous render (contextmgr RenderStats), for the prompt-cache
-	// metrics.
+	// PromptBytes is the length of the text PromptQuoted encodes.
+	PromptBytes int
+	// PromptStable is how many leading bytes of the prompt repeat the
+	// window's previous render (contextmgr RenderStats), for the
+	// prompt-cache metrics.
 	PromptStable int
 	Decode       func(content string) (any, error)
 	// Tools are offered to the model (the proxy's tool loop, spec 19.3);

@@ -107,8 +107,8 @@ func TestDirectTurn(t *testing.T) {
 			return ownerAccess
 		case *ModelCall:
 			for _, want := range []string{"[auth] owner: hi", "the owner has a cat named Miso"} {
-				if !strings.Contains(r.Prompt, want) {
-					t.Errorf("proxy prompt lacks %q:\n%s", want, r.Prompt)
+				if !strings.Contains(r.PromptText(), want) {
+					t.Errorf("proxy prompt lacks %q:\n%s", want, r.PromptText())
 				}
 			}
 			return m.answer(r)

@@ -95,14 +95,14 @@ func (t *Turn) routed(e *Env, r Result) Effect {
 		t.Response, t.Agent = t.Route.Response, AgentProxy
 		return next
 	}
-	prompt, quoted := e.Window.RenderEncoded()
+	quoted, size := e.Window.RenderEncoded()
 	stable, _ := e.Window.RenderStats()
 	return Effect{Await: &ModelCall{
 		Role:         AgentPlanner,
 		Schema:       "AgentResponse",
 		System:       e.PlannerInstructions + e.Window.System(),
-		Prompt:       prompt,
 		PromptQuoted: quoted,
+		PromptBytes:  size,
 		PromptStable: stable,
 		Decode:       decodeAgentResponse,
 	}}

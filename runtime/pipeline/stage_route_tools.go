@@ -141,14 +141,14 @@ func (e *Env) maxToolRounds() int {
 // proxyCall is the proxy's model call: the rendered window, then the tool
 // loop so far.
 func (t *Turn) proxyCall(e *Env) *ModelCall {
-	prompt, quoted := e.Window.RenderEncoded()
+	quoted, size := e.Window.RenderEncoded()
 	stable, _ := e.Window.RenderStats()
 	c := &ModelCall{
 		Role:         AgentProxy,
 		Schema:       "RouteDecision",
 		System:       e.ProxyInstructions + e.Window.System(),
-		Prompt:       prompt,
 		PromptQuoted: quoted,
+		PromptBytes:  size,
 		PromptStable: stable,
 		Decode: func(content string) (any, error) {
 			rd, err := decodeRoute(content, e)

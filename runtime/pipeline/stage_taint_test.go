@@ -20,7 +20,7 @@ func TestExternalInputScrubbed(t *testing.T) {
 			case *LoadAccess:
 				return ownerAccess
 			case *ModelCall:
-				prompt = r.Prompt
+				prompt = r.PromptText()
 				return model{"RouteDecision": {directRoute}}.answer(r)
 			}
 			return Result{}
