@@ -75,7 +75,26 @@ type Config struct {
 	Log Log `koanf:"log"`
 	// Persistence configures the Badger store.
 	Persistence Persistence `koanf:"persistence"`
+	// Process configures the daemon process itself.
+	Process Process `koanf:"process"`
 }
+
+// Process configures the daemon process itself.
+type Process struct {
+	// MemorySoftLimitMB is the Go runtime's soft memory limit, in MB: as
+	// the heap nears it, the garbage collector runs more often instead of
+	// letting the heap grow to twice what is live. Badger builds its
+	// tables in buffers on the Go heap, and each burst of compaction
+	// otherwise doubles the heap's target for a while; the limit trades
+	// some CPU in those bursts for a flat resident size. It is soft: a
+	// live heap above it is not an error (the collector then takes at
+	// most half the CPU). 0 leaves the runtime's default, or the
+	// GOMEMLIMIT environment variable, in force. Default 0.
+	MemorySoftLimitMB int `koanf:"memory_soft_limit_mb"`
+}
+
+// MemorySoftLimitBytes is MemorySoftLimitMB in bytes.
+func (p Process) MemorySoftLimitBytes() int64 { return int64(p.MemorySoftLimitMB) << 20 }
 
 // DataPath joins elem under DataDir, as written (a relative DataDir gives a relative
 // path): DataPath("keys") is "data/keys" with the default DataDir.

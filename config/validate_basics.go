@@ -27,6 +27,9 @@ func (c *Config) validateBasics(p *problems) {
 	if mb := c.Persistence.MinFreeMB; mb < 0 || mb > maxMinFreeMB {
 		p.add("persistence.min_free_mb", "must be between 0 (off) and %d MB, got %d; the default is 256", maxMinFreeMB, mb)
 	}
+	if mb := c.Process.MemorySoftLimitMB; mb != 0 && (mb < minMemorySoftLimitMB || mb > maxMinFreeMB) {
+		p.add("process.memory_soft_limit_mb", "must be 0 (the runtime's default) or between %d and %d MB, got %d; below %d MB the collector would run without pause", minMemorySoftLimitMB, maxMinFreeMB, mb, minMemorySoftLimitMB)
+	}
 
 	m := c.Memory
 	p.required("memory.embedding_model", m.EmbeddingModel, `name an embedding model, e.g. "all-MiniLM-L6-v2"`)
@@ -77,6 +80,11 @@ func (c *Config) validateBasics(p *problems) {
 	}
 	p.oneOf("log.format", c.Log.Format, "json", "console")
 }
+
+// minMemorySoftLimitMB is the smallest process.memory_soft_limit_mb: an
+// idle daemon's heap is about 20 MB, and a limit under twice that would keep
+// the collector running.
+const minMemorySoftLimitMB = 48
 
 // maxMinFreeMB bounds persistence.min_free_mb (1 TiB): a larger value is
 // a unit mistake (bytes or KB for MB), not a watermark.

@@ -98,6 +98,12 @@ func TestValidateRules(t *testing.T) {
 		{"watermark in bytes by mistake", func(t *testing.T, c *Config) { c.Persistence.MinFreeMB = 256 << 20 },
 			[]string{"silas.persistence.min_free_mb", "the default is 256"}},
 
+		// process
+		{"memory limit too small to run", func(t *testing.T, c *Config) { c.Process.MemorySoftLimitMB = 8 },
+			[]string{"silas.process.memory_soft_limit_mb", "between 48 and", "got 8"}},
+		{"negative memory limit", func(t *testing.T, c *Config) { c.Process.MemorySoftLimitMB = -1 },
+			[]string{"silas.process.memory_soft_limit_mb", "got -1"}},
+
 		{"data dir under a regular file", func(t *testing.T, c *Config) {
 			root := dirs(t, c)
 			file := filepath.Join(root, "file")

@@ -69,6 +69,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // serve runs the daemon with cfg until ctx ends.
 func serve(ctx context.Context, cfg *config.Config, log zerolog.Logger, stdout io.Writer, pprof bool) error {
 	started := time.Now()
+	defer applyProcess(cfg.Process, log)()
 	d, err := startDaemon(ctx, cfg, log, pprof)
 	if err != nil {
 		return err
