@@ -79,6 +79,9 @@ type wtxn struct {
 	// chronicle holds, for every scope whose chronicle this transaction
 	// appended to, the last sequence staged so far.
 	chronicle map[string]uint64
+	// usage holds the usage records this transaction staged, by key
+	// (usage_cache.go).
+	usage map[string]stagedUsage
 }
 
 // Set stages key=val.
@@ -132,6 +135,7 @@ type committer struct {
 	exited chan struct{}
 
 	chronicle map[string]*scopeCounter // owned by the committer goroutine
+	usage     map[string]*usageCache   // by scope; owned by the committer goroutine
 	stats     groupStats
 }
 
@@ -149,6 +153,7 @@ func newCommitter(bdb *badger.DB, o Options) *committer {
 		queue:     make(chan *write, submitQueueLen),
 		exited:    make(chan struct{}),
 		chronicle: make(map[string]*scopeCounter),
+		usage:     make(map[string]*usageCache),
 	}
 	if c.maxWrites <= 0 {
 		c.maxWrites = defaultMaxGroupWrites
@@ -298,11 +303,13 @@ func (c *committer) commitSegment(ws []*write) []*write {
 		switch {
 		case err == nil:
 			c.settleChronicle(txn.chronicle, true)
+			c.settleUsage(txn.usage, true)
 		case errors.Is(err, badger.ErrConflict):
 			err = ErrBusy
 		default:
 			// The commit may or may not have reached the disk.
 			c.settleChronicle(txn.chronicle, false)
+			c.settleUsage(txn.usage, false)
 			err = fmt.Errorf("commit %d grouped writes: %w", len(staged), mapBadgerErr(err))
 		}
 		for _, w := range staged {

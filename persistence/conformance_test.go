@@ -89,6 +89,9 @@ func conformanceSuites() []suite {
 		{"MemoryScopeIsolation", testMemoryScopeIsolation},
 		{"MemoryReindexMigration", testMemoryReindexMigration},
 		{"Usage", testUsage},
+		{"UsageConcurrentAdds", testUsageConcurrentAdds},
+		{"UsageDayRollover", testUsageDayRollover},
+		{"UsageDirtyStageNotCached", testUsageDirtyStageNotCached},
 		{"WorkItems", testWorkItems},
 		{"PersonaState", testPersonaState},
 		{"PersonaEvents", testPersonaEvents},
@@ -111,6 +114,7 @@ func conformanceSuites() []suite {
 func diskSuites() []suite {
 	return []suite{
 		{"ReopenKeepsState", testReopenKeepsState},
+		{"UsageReopenContinues", testUsageReopenContinues},
 		{"PersonaReopen", testPersonaReopen},
 		{"WorkItemsReopen", testWorkItemsReopen},
 		{"AuditTamperAfterReopen", testAuditTamperAfterReopen},

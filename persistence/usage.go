@@ -42,10 +42,12 @@ func usageDayKey(scope string, day time.Time) []byte {
 // stageUsage adds u to scope's total and to the day of at.
 func stageUsage(txn *wtxn, scope string, u UsageRecord, at time.Time) error {
 	for _, k := range [][]byte{key1(pfxUsageTotal, scope), usageDayKey(scope, at)} {
-		var cur UsageRecord
-		err := getValue(txn, k, func(v []byte) error { return decodeJSON(v, &cur) })
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return err
+		cur, ok := txn.usageCurrent(scope, k)
+		if !ok {
+			err := getValue(txn, k, func(v []byte) error { return decodeJSON(v, &cur) })
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
 		}
 		cur.add(u)
 		val, err := encodeJSON(&cur)
@@ -55,6 +57,7 @@ func stageUsage(txn *wtxn, scope string, u UsageRecord, at time.Time) error {
 		if err := txn.Set(k, val); err != nil {
 			return err
 		}
+		txn.stageUsageRecord(scope, k, cur)
 	}
 	return nil
 }
