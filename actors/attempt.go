@@ -47,7 +47,7 @@ type (
 		err    error
 	}
 	attemptModel struct {
-		res *llm.Response
+		run *llm.Result // nil when no call was made
 		err error
 	}
 	attemptVerified struct {
@@ -232,32 +232,35 @@ func (a *Attempt) callModel(c actor.Context) {
 	a.io(c, "executor model call", func(ctx context.Context) any {
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		res, err := complete(cctx, req)
+		// The executor's final answer is structured like every other
+		// role's (spec 5.1.0): an answer that breaks its schema is sent
+		// back once with the error, then fails the attempt.
+		run, err := llm.RunStructured(cctx, complete, req, decodeExecutorOutput)
 		if err != nil && ctx.Err() != nil {
 			err = errShuttingDown
 		}
-		return &attemptModel{res: res, err: err}
+		return &attemptModel{run: run, err: err}
 	}, func(err error) any { return &attemptModel{err: err} })
 }
 
 func (a *Attempt) onModel(c actor.Context, m *attemptModel) {
-	if m.err != nil {
+	if m.run != nil {
+		// Calls that were answered are spent, also when the answer then
+		// failed its schema.
+		a.spend(c, m.run)
+	}
+	switch {
+	case errors.Is(m.err, llm.ErrStructuredOutputInvalid):
+		a.end(c, fmt.Errorf("the executor's answer broke the ExecutorAgentOutput schema, also after one repair: %w", m.err))
+		return
+	case m.err != nil:
 		if !errors.Is(m.err, errShuttingDown) {
 			m.err = fmt.Errorf("executor model call: %w", m.err)
 		}
 		a.end(c, m.err)
 		return
 	}
-	res := m.res
-	a.out.used.Tokens += res.Usage.PromptTokens + res.Usage.CompletionTokens
-	a.out.used.CostUSD += res.Usage.CostUSD
-	for _, f := range res.Fallbacks {
-		a.audit("model_fallback", map[string]any{"attempt": a.spec.n, "role": string(f.Role), "model": f.Ref, "kind": string(f.Kind), "error": f.Reason, "answered_by": f.To})
-	}
-	// The WorkItem journals the spend, so that a crash does not forget it.
-	spend := a.out.used
-	spend.WallTimeSeconds = time.Since(a.started).Seconds()
-	c.Send(c.Parent(), &attemptSpend{attempt: a.spec.n, used: spend})
+	res := m.run.Response
 	if len(res.ToolCalls) == 0 {
 		out := executorOutput(res.Content)
 		a.out.summary, a.out.nextSteps = out.Summary, out.NextSteps
