@@ -33,6 +33,9 @@ type Soak struct {
 	// TurnTimeout is how long a customer waits for one answer; zero
 	// means 30 s.
 	TurnTimeout time.Duration
+	// MemorySoftLimitMB, when above zero, is silas's
+	// process.memory_soft_limit_mb for the run.
+	MemorySoftLimitMB int
 }
 
 func (s Soak) withDefaults() Soak {
@@ -58,8 +61,8 @@ func (s Soak) validate() error {
 		return fmt.Errorf("soak scenario: want at least one customer, got %d", s.Customers)
 	case s.Duration <= 0:
 		return fmt.Errorf("soak scenario: want a duration above zero, e.g. 60m")
-	case s.Rate < 0 || s.Delay < 0:
-		return fmt.Errorf("soak scenario: the rate and the model delay must not be negative")
+	case s.Rate < 0 || s.Delay < 0 || s.MemorySoftLimitMB < 0:
+		return fmt.Errorf("soak scenario: the rate, the model delay and the memory limit must not be negative")
 	}
 	return nil
 }
@@ -82,7 +85,8 @@ func (o Options) RunSoak(ctx context.Context, s Soak) (*SoakResult, error) {
 	if err := EnsureFiles(s.Customers); err != nil {
 		return nil, err
 	}
-	res := &SoakResult{Customers: s.Customers, DelayMS: ms(s.Delay), Rate: s.Rate, RateSource: "flag", Failed: map[string]int{}}
+	res := &SoakResult{Customers: s.Customers, DelayMS: ms(s.Delay), Rate: s.Rate, RateSource: "flag", Failed: map[string]int{},
+		MemorySoftLimitMB: s.MemorySoftLimitMB}
 	if res.Rate == 0 {
 		if err := o.probeCapacity(ctx, s, res); err != nil {
 			return res, err
@@ -92,7 +96,11 @@ func (o Options) RunSoak(ctx context.Context, s Soak) (*SoakResult, error) {
 	if err != nil {
 		return res, err
 	}
-	srv, err := o.startServerEnv(DaemonSilas, "soak", s.Delay, []string{"SILAS_CHANNELS__WEB__METRICS_TOKEN=" + token})
+	env := []string{"SILAS_CHANNELS__WEB__METRICS_TOKEN=" + token}
+	if s.MemorySoftLimitMB > 0 {
+		env = append(env, "SILAS_PROCESS__MEMORY_SOFT_LIMIT_MB="+strconv.Itoa(s.MemorySoftLimitMB))
+	}
+	srv, err := o.startServerEnv(DaemonSilas, "soak", s.Delay, env)
 	if err != nil {
 		return res, fmt.Errorf("soak scenario: %w", err)
 	}
@@ -230,8 +238,11 @@ func (s *SoakResult) Failures() []string {
 	case !v.Enough:
 		fs = append(fs, fmt.Sprintf("only %d sample(s) after the warm-up of %.0f s; run longer or sample more often", v.Samples, v.WarmupSeconds))
 	default:
-		if !v.RSS.Flat {
-			fs = append(fs, fmt.Sprintf("RSS not flat after warm-up: %s to %s (%.1f%%)", mb(int64(v.RSS.Min)), mb(int64(v.RSS.Max)), v.RSS.Spread*100))
+		if !v.RSSAnon.Flat {
+			fs = append(fs, fmt.Sprintf("anonymous RSS not flat after warm-up: %s to %s (%.1f%%)", mb(int64(v.RSSAnon.Min)), mb(int64(v.RSSAnon.Max)), v.RSSAnon.Spread*100))
+		}
+		if !v.MappedBounded {
+			fs = append(fs, fmt.Sprintf("mapped file pages exceeded the database by %s (more than %s)", signedMB(v.MappedOverStore), mb(mappedSlack)))
 		}
 		if !v.Goroutines.Flat {
 			fs = append(fs, fmt.Sprintf("goroutines not flat after warm-up: %.0f to %.0f (%.1f%%)", v.Goroutines.Min, v.Goroutines.Max, v.Goroutines.Spread*100))

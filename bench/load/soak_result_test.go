@@ -6,13 +6,26 @@ import (
 	"time"
 )
 
-// samples makes one sample a minute with the given RSS (MB) and goroutines,
-// at 100 turns/s.
+// samples makes one sample a minute with the given anonymous RSS (MB) and
+// goroutines, at 100 turns/s, with 50 MB of mapped pages of a 100 MB
+// database on top.
 func samples(rssMB []float64, gor []int) []SoakSample {
 	ss := make([]SoakSample, len(rssMB))
 	for i := range ss {
-		ss[i] = SoakSample{AtSeconds: float64(60 * (i + 1)), IntervalSeconds: 60, RSSBytes: int64(rssMB[i] * 1e6),
-			Goroutines: gor[i], OpenFDs: 40, TurnsPerSecond: 100, LatencyP99MS: 60}
+		anon := int64(rssMB[i] * 1e6)
+		ss[i] = SoakSample{AtSeconds: float64(60 * (i + 1)), IntervalSeconds: 60, RSSBytes: anon + 50e6, RSSAnonBytes: anon, RSSFileBytes: 50e6,
+			BadgerApparentBytes: 100e6, Goroutines: gor[i], OpenFDs: 40, TurnsPerSecond: 100, LatencyP99MS: 60}
+	}
+	return ss
+}
+
+// growingStore makes the samples' database and mapped pages grow by step
+// MB a minute, the mapped pages over by above MB.
+func growingStore(ss []SoakSample, step, above float64) []SoakSample {
+	for i := range ss {
+		store := int64(float64(i+1) * step * 1e6)
+		ss[i].BadgerApparentBytes, ss[i].RSSFileBytes = store, store+int64(above*1e6)
+		ss[i].RSSBytes = ss[i].RSSAnonBytes + ss[i].RSSFileBytes
 	}
 	return ss
 }
@@ -30,17 +43,17 @@ func TestJudgeSoak(t *testing.T) {
 			samples: samples([]float64{40, 80, 95, 96, 99, 100}, []int{50, 120, 121, 119, 124, 125}),
 			warmup:  2 * time.Minute, flat: true,
 			check: func(t *testing.T, v SoakVerdict) {
-				if v.Samples != 4 || v.RSS.Min != 95e6 || v.RSS.Max != 100e6 || v.RSS.Spread != 0.0526 || v.Goroutines.Spread != 0.0504 {
+				if v.Samples != 4 || v.RSSAnon.Min != 95e6 || v.RSSAnon.Max != 100e6 || v.RSSAnon.Spread != 0.0526 || v.Goroutines.Spread != 0.0504 {
 					t.Errorf("verdict %+v", v)
 				}
 			},
 		},
 		{
-			name:    "RSS that keeps growing is not flat",
+			name:    "process memory that keeps growing is not flat",
 			samples: samples([]float64{80, 85, 90, 95, 100, 105}, []int{100, 100, 100, 100, 100, 100}),
 			warmup:  time.Minute,
 			check: func(t *testing.T, v SoakVerdict) {
-				if v.RSS.Flat || !v.Goroutines.Flat || v.RSS.Spread != 0.2353 {
+				if v.RSSAnon.Flat || !v.Goroutines.Flat || v.RSSAnon.Spread != 0.2353 {
 					t.Errorf("verdict %+v", v)
 				}
 			},
@@ -50,8 +63,27 @@ func TestJudgeSoak(t *testing.T) {
 			samples: samples([]float64{90, 90, 90, 90}, []int{100, 110, 120, 130}),
 			warmup:  0,
 			check: func(t *testing.T, v SoakVerdict) {
-				if v.Goroutines.Flat || v.Goroutines.Spread != 0.3 || !v.RSS.Flat {
+				if v.Goroutines.Flat || v.Goroutines.Spread != 0.3 || !v.RSSAnon.Flat {
 					t.Errorf("verdict %+v", v)
+				}
+			},
+		},
+		{
+			name:    "mapped pages that grow with the database are flat",
+			samples: growingStore(samples([]float64{90, 90, 91, 90, 92}, []int{100, 100, 100, 100, 100}), 70, 30),
+			warmup:  time.Minute, flat: true,
+			check: func(t *testing.T, v SoakVerdict) {
+				if !v.MappedBounded || v.MappedOverStore != 30e6 || v.RSS.Flat {
+					t.Errorf("verdict %+v: want the mapped pages bounded while total RSS grows", v)
+				}
+			},
+		},
+		{
+			name:    "mapped pages beyond the database are not flat",
+			samples: growingStore(samples([]float64{90, 90, 90, 90}, []int{100, 100, 100, 100}), 10, 100),
+			check: func(t *testing.T, v SoakVerdict) {
+				if v.MappedBounded || v.MappedOverStore != 100e6 || !v.RSSAnon.Flat {
+					t.Errorf("verdict %+v: want the 100 MB over the database caught", v)
 				}
 			},
 		},
@@ -139,10 +171,10 @@ func TestSoakTargetsAndFailures(t *testing.T) {
 	}
 	leak := &SoakResult{DurationSeconds: 3600, Rate: 200, Verdict: judgeSoak(samples([]float64{90, 120, 150}, []int{100, 150, 200}), 0, SoakTolerance)}
 	fs := leak.Failures()
-	if len(fs) != 2 || !strings.Contains(fs[0], "RSS") || !strings.Contains(fs[1], "goroutines") {
+	if len(fs) != 2 || !strings.Contains(fs[0], "anonymous RSS") || !strings.Contains(fs[1], "goroutines") {
 		t.Errorf("failures %q", fs)
 	}
-	if ts := soakTargets(leak); ts[0].Met || ts[1].Met || !ts[2].Met || !strings.HasPrefix(ts[0].Name, "soak 1h0m0s at 200 turns/s") {
+	if ts := soakTargets(leak); ts[0].Met || !ts[1].Met || ts[2].Met || !ts[3].Met || !strings.HasPrefix(ts[0].Name, "soak 1h0m0s at 200 turns/s") {
 		t.Errorf("targets %+v", ts)
 	}
 	short := &SoakResult{Verdict: judgeSoak(samples([]float64{90}, []int{100}), 0, SoakTolerance)}

@@ -94,6 +94,7 @@ type flags struct {
 	soakSample time.Duration
 	soakProbe  time.Duration
 	soakWarmup time.Duration
+	soakMemory int
 }
 
 // robustnessCustomers is the default -customers of -chaos and -soak.
@@ -128,6 +129,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.DurationVar(&f.soakSample, "soak-sample", time.Minute, "sampling interval of the -soak run")
 	fs.DurationVar(&f.soakProbe, "soak-probe", 15*time.Second, "length of the -soak capacity probe")
 	fs.DurationVar(&f.soakWarmup, "soak-warmup", 0, "warm-up the -soak verdict leaves out (0: the first 10%, at most 5 minutes)")
+	fs.IntVar(&f.soakMemory, "soak-memory-limit", 0, "silas.process.memory_soft_limit_mb of the -soak run, in MB (0: none, silas's default)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -178,8 +180,8 @@ func (f *flags) checkRobustness(set map[string]bool) error {
 		return fmt.Errorf("-soak %s: want a duration above zero, e.g. 60m", f.soak)
 	case f.chaos && f.kills < 1:
 		return fmt.Errorf("-kills %d: want at least 1", f.kills)
-	case f.soakRate < 0 || f.soakSample <= 0 || f.soakProbe <= 0 || f.soakWarmup < 0:
-		return fmt.Errorf("-soak-rate, -soak-sample, -soak-probe and -soak-warmup must not be negative (and the interval and probe not zero)")
+	case f.soakRate < 0 || f.soakSample <= 0 || f.soakProbe <= 0 || f.soakWarmup < 0 || f.soakMemory < 0:
+		return fmt.Errorf("-soak-rate, -soak-sample, -soak-probe, -soak-warmup and -soak-memory-limit must not be negative (and the interval and probe not zero)")
 	}
 	for _, other := range []string{"matrix", "idle", "startup", "daemons", "runs", "messages", "think"} {
 		if set[other] {
@@ -203,7 +205,7 @@ func (f *flags) chaosScenario() load.Chaos {
 // soakScenario is the -soak run the flags ask for.
 func (f *flags) soakScenario() load.Soak {
 	return load.Soak{Customers: f.customers, Duration: f.soak, Rate: f.soakRate, Probe: f.soakProbe,
-		Sample: f.soakSample, Warmup: f.soakWarmup, Delay: f.delay, TurnTimeout: f.turnTimeout}
+		Sample: f.soakSample, Warmup: f.soakWarmup, Delay: f.delay, TurnTimeout: f.turnTimeout, MemorySoftLimitMB: f.soakMemory}
 }
 
 // uses reports whether the loads run against d.
