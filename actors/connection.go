@@ -100,6 +100,8 @@ func (c *Connection) open(ctx actor.Context) {
 		c.onBound(ctx, m)
 	case *ConnectionAnswer:
 		c.onConnectAnswer(m)
+	case *confirmationChecked:
+		c.onConfirmationChecked(ctx, m)
 	case *connClosed:
 		c.onClosed(ctx)
 	}
@@ -331,7 +333,9 @@ func (c *Connection) onApprovalResponse(ctx actor.Context, f *messages.Frame) {
 		c.out.Send(webError(messages.CodeBadRequest, "no approval is pending on this connection yet; wait for an approval_request", f.Type))
 		return
 	}
-	ctx.Send(c.scope, &messages.ApprovalResponse{RequestID: f.RequestID, Verdict: v, Sink: c.out})
+	if confirmed, ok := c.confirmation(ctx, f); ok {
+		c.forwardAnswer(ctx, f, confirmed)
+	}
 }
 
 // onGateResponse forwards the owner's verdict on a gate approval to the
@@ -370,5 +374,7 @@ func (c *Connection) onConnectionCard(ctx actor.Context, f *messages.Frame) {
 		c.out.Send(webError(messages.CodeBadRequest, f.Type+" needs the request_id of the card it answers", f.Type))
 		return
 	}
-	ctx.Send(c.d.connections, &ConnectionCardAnswer{RequestID: f.RequestID, Type: f.Type, Action: f.Action, SelectedAction: f.SelectedAction, Verdict: f.Verdict, Sink: c.out})
+	if confirmed, ok := c.confirmation(ctx, f); ok {
+		c.forwardAnswer(ctx, f, confirmed)
+	}
 }

@@ -84,7 +84,10 @@ type ConnectionCardAnswer struct {
 	// Verdict answers a permission_escalation card: approve,
 	// just_this_once or deny.
 	Verdict string
-	Sink    messages.Sink
+	// Confirmed is the rung of the risk ladder the answer climbed, as
+	// messages.ApprovalResponse.Confirmed.
+	Confirmed string
+	Sink      messages.Sink
 }
 
 // connCardsFor asks the ConnectionManager to send its pending cards to an

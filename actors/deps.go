@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/go-co-op/gocron/v2"
 	"github.com/rs/zerolog"
 
 	"github.com/silas-ai/silas/config"
@@ -11,6 +12,7 @@ import (
 	"github.com/silas-ai/silas/persistence"
 	"github.com/silas-ai/silas/runtime/access"
 	"github.com/silas-ai/silas/runtime/approval"
+	"github.com/silas-ai/silas/runtime/embed"
 	"github.com/silas-ai/silas/runtime/gates"
 	"github.com/silas-ai/silas/runtime/keys"
 	"github.com/silas-ai/silas/runtime/llm"
@@ -71,6 +73,15 @@ type Deps struct {
 	// access_levels decide the tools of chatbot customers and its gates
 	// run on their turns; the owner bypasses both.
 	Goal *messages.WorkItem
+
+	// Embedder embeds memories and memory queries for semantic search
+	// (spec 6.2; silas.memory.embedding_model); nil: memory is searched by
+	// keywords, time and recency only.
+	Embedder embed.Embedder
+
+	// cronOptions are the goal Scheduler's gocron options: tests pass a
+	// fake clock (gocron.WithClock).
+	cronOptions []gocron.SchedulerOption
 }
 
 // shared is what every actor of one system reads; nothing in it changes
@@ -99,6 +110,13 @@ type shared struct {
 	conns       *connRegistry
 	// pool bounds the projects' tasks running at once (project_pool.go).
 	pool *executorPool
+	// vectors is the index of memory embeddings and vectorWriter the
+	// actor that fills it (memory_vectors.go); nil without an Embedder.
+	vectors      *persistence.VectorIndex
+	vectorWriter *actor.PID
+	// loc is the owner's time zone (scheduler.timezone), in which memory
+	// queries' times are read.
+	loc *time.Location
 }
 
 func (s *shared) now() time.Time {

@@ -11,8 +11,9 @@
 //	    │                       a panicking attempt is a failed attempt
 //	    └── Project[id]         an approved project: its tasks in order, each a
 //	        └── WorkItem[task]  WorkItem child with its own Attempts
-//	Scheduler             the active goal's verification cycles (gocron)
+//	Scheduler             the scheduled goals' verification cycles (gocron); pause, resume, remove
 //	Consolidator          periodic memory consolidation (gocron)
+//	VectorWriter          embeds memories off the turns for semantic search (when configured)
 //	Audit                 single writer of the hash chain, group commit
 //	Connection[id]        one per WebSocket (spawned through Gateway)
 //

@@ -18,9 +18,9 @@ import (
 	"github.com/silas-ai/silas/runtime/verify"
 )
 
-// cycle is the Scheduler's state of the goal cycle in flight (spec 5.2.3):
-// check, then on failure a fix task authorized by the goal's standing
-// token, or by the owner when the token cannot authorize it.
+// cycle is a goal's state of its cycle in flight (spec 5.2.3): check,
+// then on failure a fix task authorized by the goal's standing token, or by
+// the owner when the token cannot authorize it.
 type cycle struct {
 	running bool
 	// token is the goal's standing token; Verify updates a copy, which
@@ -31,8 +31,6 @@ type cycle struct {
 	standingRefused bool
 	// fix is the fix task being authorized.
 	fix *messages.WorkItem
-	// owner holds messages for the owner scope until its PID arrives.
-	owner []*ownerWork
 	// outcome collapses the audit of repeated cycle outcomes.
 	outcome outcomeStreak
 }
@@ -49,21 +47,22 @@ type outcomeStreak struct {
 	repeats int
 }
 
-// auditOutcome audits a cycle's outcome, named key, with the events
+// auditOutcome audits a cycle's outcome of g, named key, with the events
 // unless it repeats the last audited outcome.
-func (s *Scheduler) auditOutcome(key string, events ...cycleAudit) {
-	if key == s.outcome.key {
-		s.outcome.repeats++
+func (s *Scheduler) auditOutcome(g *goalRun, key string, events ...cycleAudit) {
+	g.lastOutcome = key
+	if key == g.outcome.key {
+		g.outcome.repeats++
 		return
 	}
 	for i, e := range events {
-		if i == 0 && s.outcome.repeats > 0 {
-			e.data["previous_outcome"] = s.outcome.key
-			e.data["previous_outcome_repeats"] = s.outcome.repeats
+		if i == 0 && g.outcome.repeats > 0 {
+			e.data["previous_outcome"] = g.outcome.key
+			e.data["previous_outcome_repeats"] = g.outcome.repeats
 		}
-		s.audit(e.event, e.data)
+		s.audit(g.goal.ID, e.event, e.data)
 	}
-	s.outcome = outcomeStreak{key: key}
+	g.outcome = outcomeStreak{key: key}
 }
 
 // cycleAudit is one audit entry of a cycle's outcome.
@@ -76,6 +75,8 @@ type cycleAudit struct {
 // goroutine. Receiver: the Scheduler. fixActive: a fix task of the goal is
 // still active, so the cycle was skipped.
 type goalChecked struct {
+	id        string
+	gen       int
 	report    verify.Report
 	err       error
 	fixActive bool
@@ -85,6 +86,8 @@ type goalChecked struct {
 // token for a fix task. Sender: a Scheduler IO goroutine. Receiver: the
 // Scheduler.
 type standingVerified struct {
+	id    string
+	gen   int
 	fix   *messages.WorkItem
 	token *messages.ApprovalToken // the verified copy
 	err   error
@@ -97,14 +100,26 @@ type standingVerified struct {
 // after it was busy with another approval.
 type ownerRetry struct{ msg *ownerWork }
 
-func (s *Scheduler) onTick(c actor.Context) {
-	if s.goal == nil || s.running {
+// run returns the goal a cycle message belongs to, nil when that goal was
+// removed (or replaced by a new goal of its id) since.
+func (s *Scheduler) run(id string, gen int) *goalRun {
+	if g := s.goals[id]; g != nil && g.gen == gen {
+		return g
+	}
+	return nil
+}
+
+func (s *Scheduler) onTick(c actor.Context, m *goalTick) {
+	g := s.run(m.id, m.gen)
+	if g == nil || g.rec.Paused || g.running {
 		return
 	}
-	s.running = true
-	self, root, db, owner, goal := c.Self(), s.d.sys.Root, s.d.DB, s.d.Config.OwnerID, s.goal
+	g.running = true
+	g.runs++
+	g.lastRun = s.d.now()
+	self, root, db, owner, goal, gen := c.Self(), s.d.sys.Root, s.d.DB, s.d.Config.OwnerID, g.goal, g.gen
 	mgr, runner := s.d.Sandbox, s.d.Verifier
-	reply := func(m *goalChecked) { root.Send(self, m) }
+	reply := func(m *goalChecked) { m.id, m.gen = goal.ID, gen; root.Send(self, m) }
 	if !s.d.tasks.Go("goal cycle check", func(ctx context.Context) {
 		active, err := db.WorkItems().List(ctx, owner)
 		if err != nil {
@@ -130,53 +145,61 @@ func (s *Scheduler) onTick(c actor.Context) {
 		rep, err := runner.Run(ctx, goal.Verify, in.WorkDir())
 		reply(&goalChecked{report: rep, err: err})
 	}, func(err error) { reply(&goalChecked{err: err}) }) {
-		s.running = false
+		g.running = false
 	}
 }
 
 func (s *Scheduler) onChecked(c actor.Context, m *goalChecked) {
+	g := s.run(m.id, m.gen)
+	if g == nil {
+		return
+	}
 	switch {
+	case g.rec.Paused:
+		// Paused while the check ran: nothing starts from it.
+		g.running = false
 	case m.fixActive:
-		s.running = false
+		g.lastOutcome = "skipped: a fix task is still running"
+		g.running = false
 	case m.err != nil:
-		s.auditOutcome("check error: "+m.err.Error(), cycleAudit{"goal_check_error", map[string]any{"error": m.err.Error()}})
-		s.running = false
+		s.auditOutcome(g, "check error: "+m.err.Error(), cycleAudit{"goal_check_error", map[string]any{"error": m.err.Error()}})
+		g.running = false
 	case m.report.Passed:
-		s.auditOutcome("passed", cycleAudit{"goal_cycle", map[string]any{"passed": true, "status": string(messages.StatusHealthy)}})
-		s.running = false
+		s.auditOutcome(g, "passed", cycleAudit{"goal_cycle", map[string]any{"passed": true, "status": string(messages.StatusHealthy)}})
+		g.running = false
 	default:
 		failed := failedChecks(m.report)
 		entry := cycleAudit{"goal_cycle", map[string]any{"passed": false, "failed": failed}}
 		key := "failed: " + failed
-		if s.goal.OnFailure != plan.OnFailureSpawnTask {
-			s.auditOutcome(key, entry, cycleAudit{"goal_failed", map[string]any{"on_failure": s.goal.OnFailure, "failed": failed}})
-			s.running = false
+		if g.goal.OnFailure != plan.OnFailureSpawnTask {
+			s.auditOutcome(g, key, entry, cycleAudit{"goal_failed", map[string]any{"on_failure": g.goal.OnFailure, "failed": failed}})
+			g.running = false
 			return
 		}
-		s.auditOutcome(key, entry)
-		s.fix = plan.FixTask(s.goal, s.goal.ID+"-fix-"+uuid.NewString()[:8], failed)
-		hash, _ := messages.WorkItemPlanHash(s.fix)
-		s.audit("goal_fix_spawned", map[string]any{"work_item_id": s.fix.ID, "spawned_task_hash": hash})
+		s.auditOutcome(g, key, entry)
+		g.fix = plan.FixTask(g.goal, g.goal.ID+"-fix-"+uuid.NewString()[:8], failed)
+		hash, _ := messages.WorkItemPlanHash(g.fix)
+		s.audit(g.goal.ID, "goal_fix_spawned", map[string]any{"work_item_id": g.fix.ID, "spawned_task_hash": hash})
 		switch {
-		case s.token != nil:
-			s.verifyStanding(c)
-		case s.standingRefused:
-			s.askOwner(c, s.fix)
+		case g.token != nil:
+			s.verifyStanding(c, g)
+		case g.standingRefused:
+			s.askOwner(c, g.fix)
 		default:
-			s.sendToOwner(c, &ownerWork{work: s.goal, standing: true})
+			s.sendToOwner(c, &ownerWork{work: g.goal, standing: true})
 		}
 	}
 }
 
-// verifyStanding authorizes s.fix with the goal's standing token: the
+// verifyStanding authorizes g.fix with the goal's standing token: the
 // consuming Verify of spec 5.2.3 step 4, on a copy of the token.
 // The verified copy is stored before the fix task starts, so that a
 // restart continues from its execution count; a token that can never verify
 // again is deleted.
-func (s *Scheduler) verifyStanding(c actor.Context) {
-	self, root, eng, goal, fix, tok := c.Self(), s.d.sys.Root, s.d.Approval, s.goal, s.fix, cloneToken(s.token)
+func (s *Scheduler) verifyStanding(c actor.Context, g *goalRun) {
+	self, root, eng, goal, fix, tok, gen := c.Self(), s.d.sys.Root, s.d.Approval, g.goal, g.fix, cloneToken(g.token), g.gen
 	db, owner := s.d.DB, s.d.Config.OwnerID
-	reply := func(m *standingVerified) { root.Send(self, m) }
+	reply := func(m *standingVerified) { m.id, m.gen = goal.ID, gen; root.Send(self, m) }
 	if !s.d.tasks.Go("verify standing token", func(ctx context.Context) {
 		m := &standingVerified{fix: fix, token: tok, err: eng.Verify(ctx, tok, goal, fix)}
 		switch {
@@ -187,31 +210,34 @@ func (s *Scheduler) verifyStanding(c actor.Context) {
 		}
 		reply(m)
 	}, func(err error) { reply(&standingVerified{fix: fix, err: err}) }) {
-		s.fix, s.running = nil, false
+		g.fix, g.running = nil, false
 	}
 }
 
 func (s *Scheduler) onStandingVerified(c actor.Context, m *standingVerified) {
-	if s.fix == nil || s.fix.ID != m.fix.ID {
+	g := s.run(m.id, m.gen)
+	if g == nil || g.fix == nil || g.fix.ID != m.fix.ID {
 		return
 	}
 	if m.storeErr != nil {
 		// Costs at most a question to the owner after a restart.
-		s.d.Log.Warn().Err(m.storeErr).Str("goal", s.goal.ID).Msg("store the goal's standing token")
+		s.d.Log.Warn().Err(m.storeErr).Str("goal", g.goal.ID).Msg("store the goal's standing token")
 	}
 	if m.err != nil {
 		// Exhausted, expired or otherwise invalid: the owner decides.
-		s.audit("standing_verification_failed", map[string]any{"work_item_id": m.fix.ID, "reason": m.err.Error()})
+		s.audit(g.goal.ID, "standing_verification_failed", map[string]any{"work_item_id": m.fix.ID, "reason": m.err.Error()})
 		if deadToken(m.err) {
-			s.token = nil // the next failing cycle asks for a new standing approval
+			g.token = nil // the next failing cycle asks for a new standing approval
 		}
 		s.askOwner(c, m.fix)
 		return
 	}
-	s.token = m.token
+	// A fix task authorized here runs even if the goal was paused
+	// meanwhile: the execution it used is spent.
+	g.token = m.token
 	m.fix.NeedsApproval = false
 	m.fix.ApprovalToken = cloneToken(m.token)
-	s.audit("goal_fix_authorized", map[string]any{"work_item_id": m.fix.ID, "standing": true,
+	s.audit(g.goal.ID, "goal_fix_authorized", map[string]any{"work_item_id": m.fix.ID, "standing": true,
 		"executions_used": m.token.ExecutionsUsed, "max_executions": m.token.MaxExecutions})
 	s.sendToOwner(c, &ownerWork{work: m.fix, authorized: true})
 }
@@ -229,15 +255,27 @@ func (s *Scheduler) askOwner(c actor.Context, fix *messages.WorkItem) {
 	s.sendToOwner(c, &ownerWork{work: fix})
 }
 
+// verdictGoal returns the goal an ownerVerdict is about: its own standing
+// approval, or its fix task in flight.
+func (s *Scheduler) verdictGoal(workID string) *goalRun {
+	for _, g := range s.goals {
+		if g.fix != nil && (g.goal.ID == workID || g.fix.ID == workID) {
+			return g
+		}
+	}
+	return nil
+}
+
 func (s *Scheduler) onVerdict(c actor.Context, m *ownerVerdict) {
-	if s.fix == nil {
+	g := s.verdictGoal(m.workID)
+	if g == nil {
 		return
 	}
 	if m.busy {
-		msg := &ownerWork{work: s.fix}
-		if m.workID == s.goal.ID {
-			msg = &ownerWork{work: s.goal, standing: true}
-		} else if s.fix.ApprovalToken != nil {
+		msg := &ownerWork{work: g.fix}
+		if m.workID == g.goal.ID {
+			msg = &ownerWork{work: g.goal, standing: true}
+		} else if g.fix.ApprovalToken != nil {
 			msg.authorized = true
 		}
 		scheduler.NewTimerScheduler(c).SendOnce(replanRetryAfter, c.Self(), &ownerRetry{msg: msg})
@@ -246,25 +284,25 @@ func (s *Scheduler) onVerdict(c actor.Context, m *ownerVerdict) {
 	switch {
 	case m.shutdown:
 		// Not a decline: the goal asks again once Silas runs again.
-		s.fix, s.running = nil, false
-	case m.workID == s.goal.ID && m.approved:
-		s.token = m.token
-		s.verifyStanding(c)
-	case m.workID == s.goal.ID && m.noOwner:
+		g.fix, g.running = nil, false
+	case m.workID == g.goal.ID && m.approved:
+		g.token = m.token
+		s.verifyStanding(c, g)
+	case m.workID == g.goal.ID && m.noOwner:
 		// Nobody answered within the request timeout: not a refusal of
 		// the standing approval; the next failing cycle asks again.
-		s.audit("goal_fix_blocked", map[string]any{"work_item_id": s.fix.ID, "reason": m.reason})
-		s.fix, s.running = nil, false
-	case m.workID == s.goal.ID:
-		s.standingRefused = true
-		s.audit("standing_approval_declined", map[string]any{"reason": m.reason})
-		s.askOwner(c, s.fix)
-	case m.workID == s.fix.ID && m.approved:
-		s.audit("goal_fix_started", map[string]any{"work_item_id": s.fix.ID})
-		s.fix, s.running = nil, false
-	case m.workID == s.fix.ID:
-		s.audit("goal_fix_blocked", map[string]any{"work_item_id": s.fix.ID, "reason": m.reason})
-		s.fix, s.running = nil, false
+		s.audit(g.goal.ID, "goal_fix_blocked", map[string]any{"work_item_id": g.fix.ID, "reason": m.reason})
+		g.fix, g.running = nil, false
+	case m.workID == g.goal.ID:
+		g.standingRefused = true
+		s.audit(g.goal.ID, "standing_approval_declined", map[string]any{"reason": m.reason})
+		s.askOwner(c, g.fix)
+	case m.approved:
+		s.audit(g.goal.ID, "goal_fix_started", map[string]any{"work_item_id": g.fix.ID})
+		g.fix, g.running = nil, false
+	default:
+		s.audit(g.goal.ID, "goal_fix_blocked", map[string]any{"work_item_id": g.fix.ID, "reason": m.reason})
+		g.fix, g.running = nil, false
 	}
 }
 

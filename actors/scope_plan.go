@@ -14,6 +14,7 @@ import (
 	"github.com/silas-ai/silas/runtime/contextmgr"
 	"github.com/silas-ai/silas/runtime/pipeline"
 	"github.com/silas-ai/silas/runtime/plan"
+	"github.com/silas-ai/silas/runtime/review"
 	"github.com/silas-ai/silas/skills"
 )
 
@@ -108,7 +109,13 @@ func (s *Scope) requestApproval(c actor.Context, turnID string, w *messages.Work
 		resolve(pipeline.ApprovalOutcome{Reason: "the plan cannot run: " + err.Error()})
 		return
 	}
-	s.askApproval(c, &pendingApproval{requestID: uuid.NewString(), turnID: turnID, work: w})
+	if why := goalPlanRefusal(w); why != "" {
+		s.emitAudit("approval_declined", map[string]any{"work_item_id": w.ID, "reason": "goal", "error": why})
+		resolve(pipeline.ApprovalOutcome{Reason: why})
+		return
+	}
+	// A scheduled goal's approval is its standing approval (goals_scope.go).
+	s.askApproval(c, &pendingApproval{requestID: uuid.NewString(), turnID: turnID, work: w, standing: scheduledGoal(w)})
 }
 
 // bindSkills sets w's skill_hashes (and its tasks', for a project) to the
@@ -146,6 +153,12 @@ func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
 			p.event.Body += "\n\n# Fix tasks this approves when a check fails\n" + *w.FailureContext
 		}
 	}
+	// The risk is the runtime's, from the scope and the plan's reach
+	// (spec 0.5.2); the answer must climb its rung (onApprovalResponse).
+	effects := s.planEffects(&p.event.Plan)
+	risk := review.Assign(review.PlanAction(&p.event.Plan, p.standing, effects))
+	p.event.RiskLevel = string(risk)
+	p.event.Card = planContract(s.d.Log, p.event, risk, p.standing, effects)
 	s.approval = p
 	for _, sink := range s.sinks {
 		sink.Send(p.event)
@@ -219,13 +232,16 @@ func (s *Scope) onApprovalResponse(c actor.Context, m *messages.ApprovalResponse
 		send(m.Sink, webError(messages.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", messages.TypeApprovalResponse))
 		return
 	}
+	if m.Verdict.Approves() && refuseRung(s.d, m.Sink, messages.TypeApprovalResponse, m.RequestID, p.event.RiskLevel, m.Confirmed) {
+		return // the card stays pending: answer it again with its rung
+	}
 	p.cancel()
 	s.approval = nil
 	if m.Verdict != messages.VerdictApproved {
 		s.declineApproval(c, p, "declined")
 		return
 	}
-	s.emitAudit("approval_granted", map[string]any{"work_item_id": p.work.ID, "request_id": p.requestID})
+	s.emitAudit("approval_granted", map[string]any{"work_item_id": p.work.ID, "request_id": p.requestID, "risk_level": p.event.RiskLevel, "confirmation": confirmedRung(m.Confirmed)})
 	w, eng, self, root, db, scope := p.work, s.d.Approval, c.Self(), s.d.sys.Root, s.d.DB, s.id
 	reply := func(tok *messages.ApprovalToken, err error) {
 		root.Send(self, &approvalIssued{turnID: p.turnID, replanOf: p.replanOf, standing: p.standing, work: w, token: tok, err: err})
@@ -317,6 +333,10 @@ func (s *Scope) onApprovalIssued(c actor.Context, m *approvalIssued) {
 	}
 	if m.standing {
 		s.emitAudit("standing_approval_granted", map[string]any{"work_item_id": m.work.ID, "max_executions": m.token.MaxExecutions})
+		if m.replanOf == nil { // a turn's goal: the Scheduler runs it
+			s.scheduleGoal(c, m)
+			return
+		}
 		c.Send(m.replanOf, &ownerVerdict{workID: m.work.ID, approved: true, token: m.token})
 		return
 	}

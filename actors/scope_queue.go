@@ -90,6 +90,10 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 		s.reject(m, messages.CodeRateLimited, fmt.Sprintf("too many messages: this conversation allows %d a minute (limits.ws_messages_per_minute_per_scope); wait a moment and resend", s.d.Config.Limits.WSMessagesPerMinutePerScope))
 		return
 	}
+	if s.kind == messages.ScopeOwner && isGoalCommand(m.Text) {
+		s.onGoalCommand(c, m) // not a turn (goals_chat.go)
+		return
+	}
 	if max := s.d.Config.Backpressure.MaxPendingTurnsPerScope; len(s.queue) >= max {
 		s.reject(m, messages.CodeBusy, fmt.Sprintf("busy: %d messages are already waiting in this conversation (backpressure.max_pending_turns_per_scope); resend after the answers arrive", max))
 		return

@@ -120,9 +120,9 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 			s.resumeNow(c, t.ID, pipeline.Result{Value: []messages.MemoryItem(nil)})
 			return
 		}
-		scope := s.id
+		scope, now := s.id, t.Now
 		s.io(c, t.ID, "memory query", func(ctx context.Context) pipeline.Result {
-			items, err := queryMemory(ctx, s.d.DB, scope, r.Queries)
+			items, err := queryMemory(ctx, s.d, scope, now, r.Queries)
 			return pipeline.Result{Value: items, Err: err}
 		})
 	case *pipeline.ApplyMemoryOps:
@@ -135,6 +135,9 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 		scope, now := s.id, t.Now
 		s.io(c, t.ID, "memory ops", func(ctx context.Context) pipeline.Result {
 			n, err := applyMemoryOps(ctx, s.d.DB, scope, ops, r.Taint, now)
+			if n > 0 {
+				s.d.vectorsChanged() // a stored or updated memory waits for its embedding
+			}
 			return pipeline.Result{Value: n, Err: err}
 		})
 	case *pipeline.SavePersona:
@@ -192,8 +195,13 @@ func (s *Scope) commit(c actor.Context) {
 			}
 		}
 	}
+	embeddable := hasEmbeddable(tc.Memories)
 	s.io(c, r.turn.ID, "commit turn", func(ctx context.Context) pipeline.Result {
-		return pipeline.Result{Err: s.d.DB.CommitTurn(ctx, tc)}
+		err := s.d.DB.CommitTurn(ctx, tc)
+		if err == nil && embeddable {
+			s.d.vectorsChanged() // evicted episodes wait for their embeddings
+		}
+		return pipeline.Result{Err: err}
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/runtime/keys"
+	"github.com/silas-ai/silas/runtime/review"
 	"github.com/silas-ai/silas/skills/connection"
 )
 
@@ -41,8 +42,10 @@ type ServiceConnection struct {
 	// which may be answered until approvalBy.
 	approval   string
 	approvalBy time.Time
-	provider   string
-	scopes     []string // incremental scopes of a re-auth
+	// approvalRisk is the card's risk level, which its answer must meet.
+	approvalRisk string
+	provider     string
+	scopes       []string // incremental scopes of a re-auth
 
 	setup *setupState
 	// failureCard is the request id of the pending failure card.
@@ -342,12 +345,8 @@ func (s *ServiceConnection) askApproval(c actor.Context, reason string) {
 	if service == "" {
 		service = s.rec.Name
 	}
-	risk := "medium"
-	for _, p := range s.rec.Permissions {
-		if p != messages.PermissionObserve {
-			risk = "high"
-		}
-	}
+	risk := connectRisk(s.rec.Permissions)
+	s.approvalRisk = string(risk)
 	asked := s.rec.InitialPermissions
 	if len(s.scopes) > 0 {
 		asked = s.scopes
@@ -366,9 +365,10 @@ func (s *ServiceConnection) askApproval(c actor.Context, reason string) {
 	s.approvalBy = s.d.now().Add(s.approvalTimeout())
 	ev := &messages.ConnectionApprovalEvent{
 		Type: messages.EventApprovalRequest, RequestID: s.approval, Scope: messages.ApprovalConnectionManage,
-		Title: "Connect to " + service + "?", Body: b.String(), RiskLevel: risk,
+		Title: "Connect to " + service + "?", Body: b.String(), RiskLevel: string(risk),
 		ExpiresAt: s.approvalBy, Connection: sum,
 	}
+	ev.Card = connectContract(s.d.Log, ev, risk)
 	s.openCard(c, s.approval, ev)
 }
 
@@ -413,6 +413,10 @@ func (s *ServiceConnection) onApproval(c actor.Context, m *messages.ApprovalResp
 	if m.RequestID != s.approval {
 		send(m.Sink, webError(messages.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID), messages.TypeApprovalResponse))
 		return
+	}
+	if m.Verdict.Approves() && !s.d.now().After(s.approvalBy) &&
+		refuseRung(s.d, m.Sink, messages.TypeApprovalResponse, m.RequestID, s.approvalRisk, m.Confirmed) {
+		return // the card stays pending: answer it again with its rung
 	}
 	s.closeCard(c, s.approval)
 	s.approval = ""
@@ -556,15 +560,12 @@ func (s *ServiceConnection) fail(c actor.Context, step string, f *messages.Conne
 	s.closeCard(c, s.failureCard)
 	s.failureCard, s.failure = newCardID(), f
 	s.audit("connection_failed", map[string]any{"step": step, "failure_type": f.FailureType, "message": f.Message})
-	risk := "low"
-	for _, o := range f.RecoveryOptions {
-		if o.RiskLevel == "high" || o.RiskLevel == "medium" && risk == "low" {
-			risk = o.RiskLevel
-		}
+	risk := failureRisk(f)
+	ev := &messages.ConnectionFailureEvent{
+		Type: messages.EventConnectionFailure, RequestID: s.failureCard, ConnectionID: s.rec.ConnectionID, ConnectionFailure: *f, RiskLevel: string(risk),
 	}
-	s.openCard(c, s.failureCard, &messages.ConnectionFailureEvent{
-		Type: messages.EventConnectionFailure, RequestID: s.failureCard, ConnectionID: s.rec.ConnectionID, ConnectionFailure: *f, RiskLevel: risk,
-	})
+	ev.Card = failureContract(s.d.Log, ev, risk)
+	s.openCard(c, s.failureCard, ev)
 	st := messages.ConnectionFailed
 	if step == "discovery" || step == "approval" || step == "setup" && s.rec.Account == "" {
 		st = messages.ConnectionProposed
@@ -583,8 +584,8 @@ func scriptFailure(service, script string, out connection.Outcome) *messages.Con
 		FailureType: messages.FailureUnknown, Service: service,
 		Message: fmt.Sprintf("The connection skill's %s did not work: %s.", script, why),
 		RecoveryOptions: []messages.RecoveryOption{
-			{Action: "retry", Label: "Try again", Description: "Run it again", RiskLevel: "low"},
-			{Action: "skip", Label: "Skip", Description: "Leave the connection as it is", RiskLevel: "low"},
+			{Action: "retry", Label: "Try again", Description: "Run it again", RiskLevel: string(review.Low)},
+			{Action: "skip", Label: "Skip", Description: "Leave the connection as it is", RiskLevel: string(review.Low)},
 		},
 	}
 }

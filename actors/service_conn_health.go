@@ -10,6 +10,7 @@ import (
 	"github.com/go-co-op/gocron/v2"
 
 	"github.com/silas-ai/silas/messages"
+	"github.com/silas-ai/silas/runtime/review"
 	"github.com/silas-ai/silas/skills/connection"
 )
 
@@ -314,8 +315,10 @@ func (s *ServiceConnection) failHealth(c actor.Context, f *messages.ConnectionFa
 
 func reconnectOptions() []messages.RecoveryOption {
 	return []messages.RecoveryOption{
-		{Action: "reconnect", Label: "Reconnect", Description: "Run the setup again to get a new authorization", RiskLevel: "medium"},
-		{Action: "skip", Label: "Skip", Description: "Leave the connection failed", RiskLevel: "low"},
+		// Reconnecting runs the setup again: connection_manage.
+		{Action: "reconnect", Label: "Reconnect", Description: "Run the setup again to get a new authorization",
+			RiskLevel: string(review.Assign(review.Action{Scope: messages.ApprovalConnectionManage}))},
+		{Action: "skip", Label: "Skip", Description: "Leave the connection failed", RiskLevel: string(review.Low)},
 	}
 }
 
@@ -329,12 +332,17 @@ func (s *ServiceConnection) suggestReconnect(c actor.Context, expires time.Time)
 	s.failure = &messages.ConnectionFailure{FailureType: messages.FailureTokenRevoked, Service: s.rec.Name,
 		Message: fmt.Sprintf("Your %s refresh token expires in %d days.", s.rec.Name, days),
 		RecoveryOptions: []messages.RecoveryOption{
-			{Action: "reconnect", Label: "Reconnect now", Description: "Run the setup again", RiskLevel: "low"},
-			{Action: "skip", Label: "Remind me later", Description: "Ask again at the next health check", RiskLevel: "low"},
+			// A reminder ahead of the expiry (spec 5.10.3): nothing failed
+			// yet, so reconnecting now is the low-friction choice.
+			{Action: "reconnect", Label: "Reconnect now", Description: "Run the setup again", RiskLevel: string(review.Low)},
+			{Action: "skip", Label: "Remind me later", Description: "Ask again at the next health check", RiskLevel: string(review.Low)},
 		}}
-	s.openCard(c, s.failureCard, &messages.ConnectionFailureEvent{
-		Type: messages.EventConnectionFailure, RequestID: s.failureCard, ConnectionID: s.rec.ConnectionID, ConnectionFailure: *s.failure, RiskLevel: "low",
-	})
+	risk := failureRisk(s.failure)
+	ev := &messages.ConnectionFailureEvent{
+		Type: messages.EventConnectionFailure, RequestID: s.failureCard, ConnectionID: s.rec.ConnectionID, ConnectionFailure: *s.failure, RiskLevel: string(risk),
+	}
+	ev.Card = failureContract(s.d.Log, ev, risk)
+	s.openCard(c, s.failureCard, ev)
 }
 
 // onRecovery carries out the option the owner chose on a failure card.

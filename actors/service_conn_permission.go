@@ -104,6 +104,7 @@ type permissionVerdict struct {
 type pendingAsk struct {
 	ask  *permissionAsk
 	card string
+	risk string // the card's risk level, which an approving answer must meet
 }
 
 // onPermissionAsk shows the escalation card.
@@ -125,16 +126,16 @@ func (s *ServiceConnection) onPermissionAsk(c actor.Context, a *permissionAsk) {
 	current = append(current, s.rec.PermissionsGranted...)
 	// Widening within what Silas may do is medium; a new kind of access
 	// (acting, managing, or new service scopes) is high.
-	risk := "medium"
-	if tierRank[a.tier] >= tierRank[messages.PermissionAct] || len(a.scopes) > 0 {
-		risk = "high"
-	}
+	risk := permissionRisk(a.tier, a.scopes)
+	s.asks[len(s.asks)-1].risk = string(risk)
 	s.audit("permission_escalation_requested", map[string]any{"tier": string(a.tier), "scopes": a.scopes, "reason": a.reason})
-	s.openCard(c, card, &messages.PermissionEscalationEvent{
+	ev := &messages.PermissionEscalationEvent{
 		Type: messages.EventPermissionEscalation, RequestID: card, ConnectionID: s.rec.ConnectionID, ConnectionName: s.rec.Name,
-		CurrentPermissions: current, RequestedPermissions: requested, Reason: a.reason, RiskLevel: risk,
+		CurrentPermissions: current, RequestedPermissions: requested, Reason: a.reason, RiskLevel: string(risk),
 		ExpiresAt: s.d.now().Add(s.approvalTimeout()),
-	})
+	}
+	ev.Card = permissionContract(s.d.Log, ev, risk)
+	s.openCard(c, card, ev)
 }
 
 // onPermissionAnswer carries out the owner's verdict.
@@ -144,6 +145,9 @@ func (s *ServiceConnection) onPermissionAnswer(c actor.Context, a *ConnectionCar
 		return false
 	}
 	p := s.asks[i]
+	if a.Verdict != permissionDeny && refuseRung(s.d, a.Sink, a.Type, a.RequestID, p.risk, a.Confirmed) {
+		return true // the card stays pending: answer it again with its rung
+	}
 	s.asks = slices.Delete(s.asks, i, i+1)
 	s.closeCard(c, p.card)
 	switch a.Verdict {

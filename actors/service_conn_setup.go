@@ -11,6 +11,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/review"
 	"github.com/silas-ai/silas/skills/connection"
 )
 
@@ -201,11 +202,18 @@ func (s *ServiceConnection) onStep(c actor.Context, st *setupState, ev connectio
 func (s *ServiceConnection) stepEvent(requestID string, step messages.SetupStep) *messages.ConnectionSetupStepEvent {
 	ev := &messages.ConnectionSetupStepEvent{
 		Type: messages.EventConnectionSetupStep, RequestID: requestID, ConnectionID: s.rec.ConnectionID, Service: s.rec.Name,
-		StepType: step.Type, SetupStep: step, RiskLevel: "low",
+		StepType: step.Type, SetupStep: step,
 	}
 	if step.Type == messages.StepDeviceCode && step.ExpiresIn > 0 {
 		t := s.d.now().Add(time.Duration(step.ExpiresIn) * time.Second)
 		ev.ExpiresAt = &t
+	}
+	// A setup step approves nothing by itself: the connection_manage card
+	// before it did.
+	risk := review.Assign(review.Action{})
+	ev.RiskLevel = string(risk)
+	if requestID != "" {
+		ev.Card = setupContract(s.d.Log, ev, risk)
 	}
 	return ev
 }
@@ -288,6 +296,9 @@ func (s *ServiceConnection) onCardAnswer(c actor.Context, a *ConnectionCardAnswe
 				Status: s.rec.Status, Detail: "Still waiting for the service. If the code expired, cancel and connect again."})
 		}
 	case a.RequestID == s.failureCard && s.failure != nil:
+		if a.SelectedAction != "skip" && refuseRung(s.d, a.Sink, a.Type, a.RequestID, string(optionRisk(s.failure, a.SelectedAction)), a.Confirmed) {
+			return // the card stays pending: answer it again with its rung
+		}
 		s.onRecovery(c, a.SelectedAction)
 	default:
 		send(a.Sink, webError(messages.CodeBadRequest, "no connection card is pending with request_id "+quote(a.RequestID), a.Type))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/review"
 	"github.com/silas-ai/silas/skills"
 )
 
@@ -134,15 +135,18 @@ func (s *SkillInstaller) onValidated(c actor.Context, m *installValidated) {
 	if m.restored != nil {
 		r.id, expires = m.restored.RequestID, m.restored.ExpiresAt
 	}
+	// Installing code that work items run is high (spec 0.5.2).
+	skillRisk := review.Assign(review.Action{Scope: messages.ApprovalSkillInstall})
 	verb := "Install"
 	if origin == SkillOriginImported {
 		verb = "Import"
 	}
 	r.event = &messages.SkillInstallRequestEvent{
 		Type: messages.EventApprovalRequest, RequestID: r.id, Scope: messages.ApprovalSkillInstall,
-		Title: fmt.Sprintf("%s skill %s", verb, sk.Name), Body: cardBody(card, m.report), RiskLevel: "high",
+		Title: fmt.Sprintf("%s skill %s", verb, sk.Name), Body: cardBody(card, m.report), RiskLevel: string(skillRisk),
 		ExpiresAt: expires, Skill: card,
 	}
+	r.event.Card = skillContract(s.d.Log, r.event, skillRisk)
 	r.answer = &SkillInstallAnswer{RequestID: r.id, Name: sk.Name, Hash: sk.Hash(), ExpiresAt: expires, Report: &m.report, Transformation: m.trans}
 	s.requests[r.id] = r
 	s.order = append(s.order, r.id)
@@ -238,6 +242,9 @@ func (s *SkillInstaller) onApprovalResponse(c actor.Context, m *messages.Approva
 	if r == nil || r.installing || r.journaling {
 		send(m.Sink, webError(messages.CodeBadRequest, "no approval is pending with request_id "+quote(m.RequestID)+"; it was already answered or timed out", messages.TypeApprovalResponse))
 		return
+	}
+	if m.Verdict.Approves() && refuseRung(s.d, m.Sink, messages.TypeApprovalResponse, m.RequestID, r.event.RiskLevel, m.Confirmed) {
+		return // the card stays pending: answer it again with its rung
 	}
 	r.cancel()
 	if !m.Verdict.Approves() {

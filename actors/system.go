@@ -28,7 +28,8 @@ const signatureFreshness = 5 * time.Minute
 // writer and the connections.
 type System struct {
 	d *shared
-	// scheduler runs silas.active_goal; nil without one.
+	// scheduler runs the owner's scheduled goals; nil when plans cannot
+	// execute.
 	scheduler *actor.PID
 	// consolidator merges duplicate memories on a schedule (spec 6.4).
 	consolidator *actor.PID
@@ -87,6 +88,10 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 	if sh.connections, err = sys.Root.SpawnNamed(connProps, "connections"); err != nil {
 		return nil, fmt.Errorf("spawn connection manager: %w", err)
 	}
+	// Before the Stream too: scopes nudge the memory vector writer.
+	if err := startMemory(sh); err != nil {
+		return nil, err
+	}
 	streamProps := actor.PropsFromProducer(func() actor.Actor { return newStream(sh) },
 		append(sh.props, actor.WithSupervisor(scopeSupervisor()))...)
 	sh.stream, err = sys.Root.SpawnNamed(streamProps, "stream")
@@ -96,9 +101,14 @@ func Start(ctx context.Context, d Deps) (*System, error) {
 	sys.Root.Send(sh.stream, &startScopes{ids: scopes})
 	sys.Root.Send(sh.audit, &messages.AuditEvent{Time: sh.now(), Event: "stream_started", Data: map[string]any{"recovered_scopes": len(scopes)}})
 	s := &System{d: sh}
-	if scheduled(d.Goal) && sh.canExecute() {
-		props := actor.PropsFromProducer(func() actor.Actor { return newScheduler(sh, d.Config.ActiveGoal) }, sh.props...)
-		if s.scheduler, err = sys.Root.SpawnNamed(props, "scheduler"); err != nil {
+	if sh.canExecute() {
+		// Goals the owner approved run even without silas.active_goal.
+		path := ""
+		if scheduled(d.Goal) {
+			path = d.Config.ActiveGoal
+		}
+		props := actor.PropsFromProducer(func() actor.Actor { return newScheduler(sh, path) }, sh.props...)
+		if s.scheduler, err = sys.Root.SpawnNamed(props, schedulerName); err != nil {
 			return nil, fmt.Errorf("spawn goal scheduler: %w", err)
 		}
 	}
@@ -170,6 +180,9 @@ func (s *System) Stop(ctx context.Context) error {
 	}
 	if s.consolidator != nil {
 		_ = root.PoisonFuture(s.consolidator).Wait()
+	}
+	if s.d.vectorWriter != nil {
+		_ = root.PoisonFuture(s.d.vectorWriter).Wait()
 	}
 	if s.d.skills != nil {
 		// Pending install cards end with the process; nothing installs.

@@ -47,10 +47,30 @@ func (p Profile) Sum() float64 { return p.ChroniclePct + p.MemoryPct + p.Workspa
 
 // Memory configures long-term memory.
 type Memory struct {
-	// EmbeddingModel names the embedding model. Default "all-MiniLM-L6-v2".
+	// EmbeddingModel is the model that embeds memories for semantic search
+	// (spec 6.2), as "<provider>:<model id>" of a provider in silas.providers
+	// whose base_url serves the OpenAI-compatible POST /embeddings, e.g.
+	// "openai:text-embedding-3-small", or "local:all-minilm" for a local
+	// Ollama or llama.cpp server configured without api_key_env. Memories are
+	// embedded in the background after they are stored, and each turn's
+	// memory search embeds its query; while the provider fails, search falls
+	// back to keywords and a log line says so. Changing it embeds every memory
+	// again at the next start. Empty turns semantic search off: memory is
+	// searched by keywords, time and recency only. Default "".
 	EmbeddingModel string `koanf:"embedding_model"`
-	// EmbeddingDim is the embedding vector size. Default 384.
+	// EmbeddingDim is the size of the embedding vectors: when above 0 it is
+	// sent to the provider as "dimensions" (models such as OpenAI's
+	// text-embedding-3 shorten their vectors to it) and a vector of another
+	// size is refused; 0 takes the model's own size. 0 to 8192. Default 0.
 	EmbeddingDim int `koanf:"embedding_dim"`
+	// SemanticMinSimilarity is the cosine similarity a memory's embedding
+	// needs to the query's to count as a semantic match; below it a memory is
+	// not brought into context for its meaning (keyword, time and recency
+	// matches still are). Embedding models differ: unrelated sentences score
+	// about 0.0-0.2 with all-MiniLM-L6-v2 and 0.1-0.3 with OpenAI's
+	// text-embedding-3, related ones 0.4 and up. At least 0, below 1.
+	// Default 0.3.
+	SemanticMinSimilarity float64 `koanf:"semantic_min_similarity"`
 	// ConsolidationIntervalMinutes is the period of memory consolidation. Default 30.
 	ConsolidationIntervalMinutes int `koanf:"consolidation_interval_minutes"`
 	// RawReingestionEnabled stores raw conversation and tool output durably.

@@ -32,8 +32,7 @@ func (c *Config) validateBasics(p *problems) {
 	}
 
 	m := c.Memory
-	p.required("memory.embedding_model", m.EmbeddingModel, `name an embedding model, e.g. "all-MiniLM-L6-v2"`)
-	p.atLeast("memory.embedding_dim", m.EmbeddingDim, 1)
+	c.validateEmbeddings(p)
 	p.atLeast("memory.consolidation_interval_minutes", m.ConsolidationIntervalMinutes, 1)
 	p.oneOf("memory.raw_reingestion_default_tier", m.RawReingestionDefaultTier, "active", "low_reingestion")
 	p.oneOf("memory.portability_bundle_format", m.PortabilityBundleFormat, "jsonl-v1")

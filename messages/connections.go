@@ -344,6 +344,8 @@ type ConnectionSetupStepEvent struct {
 	SetupStep
 	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 	RiskLevel string     `json:"risk_level"`
+	// Card is the card contract of spec 0.5.3 (runtime/review).
+	Card *CardContract `json:"card,omitempty"`
 }
 
 // ConnectionFailureEvent is a ConnectionFailureCard.
@@ -353,6 +355,8 @@ type ConnectionFailureEvent struct {
 	ConnectionID string `json:"connection_id"`
 	ConnectionFailure
 	RiskLevel string `json:"risk_level"`
+	// Card is the card contract of spec 0.5.3 (runtime/review).
+	Card *CardContract `json:"card,omitempty"`
 }
 
 // SecureInputRequestEvent asks the owner's app for a secret.
@@ -385,6 +389,8 @@ type ConnectionApprovalEvent struct {
 	RiskLevel  string            `json:"risk_level"`
 	ExpiresAt  time.Time         `json:"expires_at"`
 	Connection ConnectionSummary `json:"connection"`
+	// Card is the card contract of spec 0.5.3 (runtime/review).
+	Card *CardContract `json:"card,omitempty"`
 }
 
 // ConnectionSummary is what the owner's surfaces show of a connection:
@@ -427,4 +433,6 @@ type PermissionEscalationEvent struct {
 	Reason               string    `json:"reason"`
 	RiskLevel            string    `json:"risk_level"`
 	ExpiresAt            time.Time `json:"expires_at"`
+	// Card is the card contract of spec 0.5.3 (runtime/review).
+	Card *CardContract `json:"card,omitempty"`
 }

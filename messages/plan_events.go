@@ -28,6 +28,11 @@ type ApprovalRequestEvent struct {
 	Verify     []VerificationCheck `json:"verify"`
 	ExpiresAt  time.Time           `json:"expires_at"`
 	Plan       PlanCard            `json:"plan"`
+	// RiskLevel is the risk the runtime assigned from the approval scope
+	// and the plan's reach (runtime/review, spec 0.5.2); Card is the card
+	// contract of spec 0.5.3.
+	RiskLevel string        `json:"risk_level"`
+	Card      *CardContract `json:"card,omitempty"`
 }
 
 // WorkItemStatusEvent reports a work item's progress (server event
@@ -50,5 +55,12 @@ const ProgressVerificationFailed = "verification_failed"
 type ApprovalResponse struct {
 	RequestID string
 	Verdict   ApprovalVerdict
+	// Confirmed is the rung of the risk ladder the answer climbed beyond
+	// its tap, as the Connection established it: "" (a tap),
+	// ConfirmSlide (the client says so), or ConfirmWebAuthn (the server
+	// verified an assertion over this request's challenge by a credential
+	// the owner registered). Whoever owns the card compares it with the
+	// card's risk (review.Check) before anything runs.
+	Confirmed string
 	Sink      Sink
 }

@@ -24,6 +24,10 @@ const (
 	CodeHostNotAllowed   Code = "host_not_allowed"
 	CodeTooManySockets   Code = "too_many_connections"
 	CodeIdleTimeout      Code = "idle_timeout"
+	// CodeConfirmationRequired refuses an approving answer that skipped a
+	// rung of the risk ladder (spec 0.5.2), or whose security key check
+	// failed; the card stays pending and nothing ran.
+	CodeConfirmationRequired Code = "confirmation_required"
 )
 
 // codeInfo is one row of the code table.
@@ -35,7 +39,7 @@ type codeInfo struct {
 // codeTable is the one table of codes and their default messages, each
 // saying what the client should do. It is an array value, so reading it
 // allocates nothing and nobody can change it.
-func codeTable() [17]codeInfo {
+func codeTable() [18]codeInfo {
 	return [...]codeInfo{
 		{CodeInvalidJSON, "The frame is not a JSON object with a string \"type\" field; fix the frame and send it again."},
 		{CodeUnknownType, "The server does not know this frame type; check the client against the protocol of spec 8.1."},
@@ -54,6 +58,7 @@ func codeTable() [17]codeInfo {
 		{CodeHostNotAllowed, "This server does not answer to this host name; the operator adds it to silas.channels.web.allowed_hosts."},
 		{CodeTooManySockets, "Too many connections are open; close one or try again later."},
 		{CodeIdleTimeout, "No message arrived in time, so the connection was closed; reconnect when you want to talk."},
+		{CodeConfirmationRequired, "This answer needs a stronger confirmation (the slide, or your security key); nothing ran. Answer the card again in the Silas app."},
 	}
 }
 

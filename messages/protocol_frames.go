@@ -1,5 +1,7 @@
 package messages
 
+import "encoding/json"
+
 // Client frame types of spec 8.1.
 const (
 	TypeAuth                         = "auth"
@@ -66,6 +68,11 @@ type Frame struct {
 	// Receipts on an auth frame turns receipts on for the connection from
 	// its first answer (see TypeReceived).
 	Receipts bool `json:"receipts,omitempty"`
+	// Confirmation is the rung of the risk ladder an answer climbed beyond
+	// its tap (a JSON object, see Confirmation): {"method":"slide"}, or
+	// {"method":"webauthn","assertion":...}. The Connection decodes and
+	// checks it; nil when absent or null.
+	Confirmation json.RawMessage `json:"confirmation,omitempty"`
 
 	// Owner signature (spec 3.1 SignedMessage): the base64 Ed25519 signature
 	// over the canonical {"nonce","text","timestamp"} object, the nonce, and

@@ -40,6 +40,8 @@ type SkillInstallRequestEvent struct {
 	RiskLevel string        `json:"risk_level"`
 	ExpiresAt time.Time     `json:"expires_at"`
 	Skill     SkillCard     `json:"skill"`
+	// Card is the card contract of spec 0.5.3 (runtime/review).
+	Card *CardContract `json:"card,omitempty"`
 }
 
 // SkillCard is what a skill_install card shows of one skill. The approval

@@ -311,6 +311,16 @@ func describe(e persistence.AuditEntry) (ActivityEntry, bool) {
 		return set("device", "A device was added"+quoted(d.Name), "id "+d.DeviceID)
 	case "device_revoked":
 		return set("device", "A device was revoked"+quoted(d.Name), "id "+d.DeviceID)
+	case "approval_refused":
+		return set("security", "Refused an approval that lacked its confirmation (the slide or your security key); nothing ran", d.Reason)
+	case "approval_confirmed":
+		return set("approval", "Your security key confirmed an approval", "")
+	case "webauthn_registered":
+		return set("device", "A security key was registered"+quoted(d.Name), "")
+	case "webauthn_removed":
+		return set("device", "A security key was removed"+quoted(d.Name), "")
+	case "webauthn_registration_refused":
+		return set("security", "Refused a security key registration that did not verify", d.Error)
 	case "replay_attempt":
 		return set("security", "Refused a replayed signed message", d.Reason)
 	case "signature_invalid":

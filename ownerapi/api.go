@@ -40,7 +40,8 @@ type Vault interface {
 	Fulfil(ctx context.Context, ref string, value []byte) error
 }
 
-// Deps are what the handlers need. All are required but SkillsDir.
+// Deps are what the handlers need. All are required but SkillsDir and
+// Goals.
 type Deps struct {
 	// DB is the daemon's database: the audit chain (every change is
 	// audited before it is answered), devices, secure inputs, owner
@@ -66,6 +67,10 @@ type Deps struct {
 	// SkillsDir is silas.skills_dir: `GET /skills` reads it as it is now,
 	// not as the last snapshot saw it.
 	SkillsDir string
+	// Goals lists, pauses, resumes and removes the scheduled goals; nil
+	// (a daemon that cannot execute plans) answers the goal routes with
+	// 503.
+	Goals Goals
 }
 
 // API serves the owner HTTP API; build it with New.
@@ -113,6 +118,8 @@ func (a *API) Routes() map[string]fasthttp.RequestHandler {
 	maps.Copy(owner, a.skillRoutes())
 	maps.Copy(owner, a.connectionRoutes())
 	maps.Copy(owner, a.backupRoutes())
+	maps.Copy(owner, a.goalRoutes())
+	maps.Copy(owner, a.webauthnRoutes())
 	routes := a.personaRoutes()
 	for k, h := range owner {
 		routes[k] = a.OwnerOnly(h)

@@ -1,7 +1,7 @@
 // Package ownerapi is the daemon's owner HTTP API: the endpoints the PWA
 // and the `silas` CLI use besides the WebSocket (devices, secure input,
 // the activity feed, UX metrics, pending approvals, skills, connections,
-// backup) and the persona endpoints that owner and chatbot customers share.
+// goals, security keys, backup) and the persona endpoints that owner and chatbot customers share.
 // docs/owner-api.md documents the paths, bodies and answers.
 //
 // New takes what the handlers need (Deps) and Routes hands the web

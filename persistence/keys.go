@@ -47,6 +47,9 @@ import (
 //	mdf/<scope>\0<term>             document frequency for BM25: indexed items holding term (4 BE); absent = 0
 //	mst/<scope>\0                   BM25 totals: indexed items (8 BE), their total length in tokens (8 BE); absent = 0
 //	mt/<scope>\0<created:8 BE><memory_id>  recency index (empty value); created = unix nanos, offset to sort unsigned
+//	mv/<scope>\0<memory_id>         a memory item's embedding (memory_vectors.go): 0x01, sha256(embedded text)[:8], dims (2 BE), dims float32 (LE bits); derived, rebuilt by embedding again
+//	mvp/<scope>\0<memory_id>        a memory item waiting for its embedding (empty value); written in the item's transaction, deleted when the vector is stored
+//	meta/vectors                    the embedding model every mv/ vector was made with (raw UTF-8, embed.Embedder.Model)
 //
 //	ut/<scope>                      usage total (codec v1, UsageRecord JSON)
 //	ud/<scope>\0<YYYY-MM-DD>        usage of one UTC day (codec v1, UsageRecord JSON)
@@ -57,11 +60,14 @@ import (
 //
 //	wi/<scope>\0<work_item_id>      active work item with its runtime state (codec v1, WorkItem JSON); deleted when it finishes
 //	wt/<scope>\0<goal_id>           a goal's standing approval token as last verified (codec v1, ApprovalToken JSON); Badger TTL = its expires_at
+//	gl/<scope>\0<goal_id>           a scheduled goal: the approved goal, its source, paused or not (codec v1, Goal JSON; goals.go)
 //
 //	dv/<device_id>                  owner device key (codec v1, Device JSON); kept after revocation (devices.go)
 //	dc/<sha256(code):32 raw>        pending device enrolment code (codec v1, EnrolmentCode JSON); Badger TTL = expiry
 //	sr/<ref_id>                     secure-input request, pending or fulfilled (codec v1, SecureInputRequest JSON); never the value
 //	ov/last                         owner's last PWA visit: unix nanos, int64 BE (visits.go)
+//	wac/<credential_id raw>         owner's WebAuthn credential: public key record, sign count, never a secret (codec v1, WebAuthnCredential JSON; webauthn.go)
+//	wax/<purpose>\0<ref>            WebAuthn ceremony in progress (registration, or the assertion of one card's approval) (codec v1, WebAuthnCeremony JSON); Badger TTL = its expiry
 //
 //	sk/<skill_name>                 installed skill: approved files, their hashes, skill hash and approval (codec v1, InstalledSkill JSON; skills.go)
 //	cn/<connection_id>              service connection record, never a credential (codec v1, messages.Connection JSON; connections.go)
@@ -100,6 +106,9 @@ const (
 	pfxMemoryTime     = "mt/"
 	pfxDocFreq        = "mdf/"
 	pfxMemStats       = "mst/"
+	pfxVector         = "mv/"
+	pfxVectorPending  = "mvp/"
+	keyVectorModel    = "meta/vectors"
 	pfxUsageTotal     = "ut/"
 	pfxUsageDay       = "ud/"
 	pfxPersonaState   = "ps/"
@@ -107,6 +116,7 @@ const (
 	pfxPersonaIndex   = "pi/"
 	pfxWorkItem       = "wi/"
 	pfxStandingToken  = "wt/"
+	pfxGoal           = "gl/"
 )
 
 // Owner devices, secure input and presence (see the layout above).
@@ -115,6 +125,12 @@ const (
 	pfxDeviceCode  = "dc/"
 	pfxSecureInput = "sr/"
 	keyOwnerVisit  = "ov/last"
+)
+
+// The owner's WebAuthn credentials and ceremonies (see the layout above).
+const (
+	pfxWebAuthnCredential = "wac/"
+	pfxWebAuthnCeremony   = "wax/"
 )
 
 // Installed skills and pending install requests (see the layout above).

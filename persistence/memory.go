@@ -75,15 +75,20 @@ func loadMemory(txn reader, scope, id string) (messages.MemoryItem, error) {
 // (the caller applies it).
 func stageMemoryPut(txn *wtxn, scope string, pm *preparedMemory, c *indexCounts) error {
 	old, err := loadMemory(txn, scope, pm.item.MemoryID)
+	var prev *messages.MemoryItem
 	switch {
 	case err == nil:
 		if err := unindexMemory(txn, scope, &old, c); err != nil {
 			return err
 		}
+		prev = &old
 	case !errors.Is(err, ErrNotFound):
 		return err
 	}
 	if err := txn.Set(key2(pfxMemory, scope, pm.item.MemoryID), pm.val); err != nil {
+		return err
+	}
+	if err := stageVectorPut(txn, scope, prev, pm.item); err != nil {
 		return err
 	}
 	return indexMemory(txn, scope, pm.item, pm.terms, c)
@@ -157,6 +162,9 @@ func (mem Memory) Delete(ctx context.Context, scope, id string) error {
 			return err
 		}
 		if err := c.apply(txn); err != nil {
+			return err
+		}
+		if err := stageVectorDelete(txn, scope, id); err != nil {
 			return err
 		}
 		return txn.Delete(key2(pfxMemory, scope, id))

@@ -121,10 +121,10 @@ func (mem Memory) All(ctx context.Context, scope string, fn func(messages.Memory
 }
 
 // deletePhases are the key families of a memory scope in the order
-// DeleteScope empties them: the index first, so that a DeleteScope cut
+// DeleteScope empties them: the indexes first, so that a DeleteScope cut
 // short leaves items without index entries (Get finds them, Search and
 // Recent do not) rather than index entries pointing at missing items.
-var deletePhases = []string{pfxPosting, pfxDocFreq, pfxMemStats, pfxMemoryTime, pfxMemory}
+var deletePhases = []string{pfxPosting, pfxDocFreq, pfxMemStats, pfxMemoryTime, pfxVector, pfxVectorPending, pfxMemory}
 
 // indexPhases are the key families Reindex rebuilds: everything derived
 // from the mem/ records.

@@ -3,7 +3,9 @@
 // HTTP on loopback.
 //
 // It serves POST /v1/chat/completions (JSON, or server-sent events when the
-// request has "stream": true) and GET /v1/models, and answers with a
+// request has "stream": true), GET /v1/models, and POST /v1/embeddings
+// with deterministic vectors in which texts that share a meaning are close
+// (see [Embedding]), and answers chat completions with a
 // plausible default for each structured output, chosen by
 // response_format.json_schema.name:
 //

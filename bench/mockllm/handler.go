@@ -15,7 +15,7 @@ var bearer = []byte("Bearer ")
 func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 	path := string(ctx.Path())
 	switch path {
-	case "/v1/chat/completions", "/v1/models":
+	case "/v1/chat/completions", "/v1/models", "/v1/embeddings":
 	default:
 		writeError(ctx, fasthttp.StatusNotFound, "invalid_request_error", "unknown_url", "unknown path "+path)
 		return
@@ -32,6 +32,8 @@ func (s *Server) serve(ctx *fasthttp.RequestCtx) {
 		ctx.SetBody(s.models)
 	case path == "/v1/chat/completions" && ctx.IsPost():
 		s.chat(ctx)
+	case path == "/v1/embeddings" && ctx.IsPost():
+		s.embeddings(ctx)
 	default:
 		writeError(ctx, fasthttp.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", "method "+string(ctx.Method())+" not allowed on "+path)
 	}

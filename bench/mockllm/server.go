@@ -53,6 +53,12 @@ type Server struct {
 	hook    atomic.Pointer[ReplyFunc]
 	closing chan struct{}
 
+	// embedFail, embedReqs and embedTexts belong to /v1/embeddings
+	// (embeddings.go).
+	embedFail  atomic.Int32
+	embedReqs  atomic.Int64
+	embedTexts atomic.Int64
+
 	randMu sync.Mutex
 	rand   *rand.Rand
 

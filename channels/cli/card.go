@@ -44,6 +44,19 @@ func (c *card) requestID() string {
 	return c.conn.requestID
 }
 
+// risk is the risk_level the server gave a y/N card.
+func (c *card) risk() string {
+	switch {
+	case c.approval != nil:
+		return c.approval.RiskLevel
+	case c.skill != nil:
+		return c.skill.RiskLevel
+	case c.conn != nil && c.conn.connect != nil:
+		return c.conn.connect.RiskLevel
+	}
+	return ""
+}
+
 // title names the card in a notice.
 func (c *card) title() string {
 	switch {

@@ -126,7 +126,11 @@ func (c *connCard) failureFrame(action string) *messages.Frame {
 }
 
 func (c *connCard) permissionFrame(verdict string) *messages.Frame {
-	return &messages.Frame{Type: messages.TypePermissionEscalationResponse, RequestID: c.requestID, Verdict: verdict}
+	f := &messages.Frame{Type: messages.TypePermissionEscalationResponse, RequestID: c.requestID, Verdict: verdict}
+	if verdict != verdictDeny && c.perm != nil {
+		f.Confirmation = typedConfirmation(c.perm.RiskLevel)
+	}
+	return f
 }
 
 // connUpdate is what the session needs to know of an incoming connection

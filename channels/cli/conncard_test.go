@@ -237,8 +237,13 @@ func TestConnCardAnswers(t *testing.T) {
 	recovery := func(action string) string {
 		return `{"type":"connection_failure_response","request_id":"cc-fail","selected_action":"` + action + `"}`
 	}
+	// The card is high risk: an approving answer carries the slide the
+	// server requires (the typed answer is the terminal's slide).
 	verdict := func(v string) string {
-		return `{"type":"permission_escalation_response","request_id":"cc-perm","verdict":"` + v + `"}`
+		if v == verdictDeny {
+			return `{"type":"permission_escalation_response","request_id":"cc-perm","verdict":"` + v + `"}`
+		}
+		return `{"type":"permission_escalation_response","request_id":"cc-perm","verdict":"` + v + `","confirmation":{"method":"slide"}}`
 	}
 	tests := []struct {
 		name  string

@@ -18,8 +18,27 @@ func messageFrame(text, id string) *messages.Frame {
 	return &messages.Frame{Type: messages.TypeMessage, Text: text, MessageID: id}
 }
 
-func approvalFrame(requestID, verdict string) *messages.Frame {
-	return &messages.Frame{Type: messages.TypeApprovalResponse, RequestID: requestID, Verdict: verdict}
+// approvalFrame answers an approval_request whose risk_level is risk. An
+// approval of a high card carries the slide confirmation the server
+// requires (spec 0.5.2): in a terminal, the owner's typed answer to the
+// card is that deliberate second step. An irreversible card needs a
+// security key, which only the app has: the server refuses the answer
+// and says so.
+func approvalFrame(requestID, verdict, risk string) *messages.Frame {
+	f := &messages.Frame{Type: messages.TypeApprovalResponse, RequestID: requestID, Verdict: verdict}
+	if verdict == verdictApproved {
+		f.Confirmation = typedConfirmation(risk)
+	}
+	return f
+}
+
+// typedConfirmation is the confirmation a typed approval of a card of
+// risk carries: the slide for a high card, none below.
+func typedConfirmation(risk string) json.RawMessage {
+	if risk == "high" {
+		return json.RawMessage(`{"method":"` + messages.ConfirmSlide + `"}`)
+	}
+	return nil
 }
 
 func gateFrame(requestID, verdict string) *messages.Frame {

@@ -309,7 +309,7 @@ func (s *session) answerApproval(approve bool, why string) error {
 	} else {
 		fmt.Fprintf(s.opts.Out, "%s\n", verdict)
 	}
-	if err := s.write(approvalFrame(req.requestID(), verdict)); err != nil {
+	if err := s.write(approvalFrame(req.requestID(), verdict, req.risk())); err != nil {
 		return s.writeFailed(err)
 	}
 	if approve && req.conn != nil && req.conn.connID != "" {

@@ -43,6 +43,17 @@ func referenceDecode(b []byte) (*messages.Frame, error) {
 			return nil, ErrFieldType
 		}
 		seen[k] = true
+		if k == fieldConfirmation {
+			switch {
+			case string(raw) == "null":
+				f.Confirmation = nil
+			case raw[0] == '{':
+				f.Confirmation = raw
+			default:
+				return nil, ErrFieldType
+			}
+			continue
+		}
 		var target any
 		switch k {
 		case fieldSuccess:
@@ -89,6 +100,11 @@ func FuzzDecodeFrame(f *testing.F) {
 		` { } `,
 		`{"type":"a","selected_item_ids":[]}`,
 		`{"type":"a","selected_item_ids":null}`,
+		`{"type":"approval_response","request_id":"r","verdict":"approved","confirmation":{"method":"slide"}}`,
+		`{"type":"approval_response","confirmation":{"method":"webauthn","assertion":{"id":"x","response":{"a":[1,{}]}}}}`,
+		`{"type":"a","confirmation":null}`,
+		`{"type":"a","confirmation":"slide"}`,
+		`{"type":"a","confirmation":{},"confirmation":{}}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf16"
@@ -37,6 +38,7 @@ const (
 	fieldTimestamp
 	fieldReplyTo
 	fieldReceipts
+	fieldConfirmation
 )
 
 // fieldOf maps an exact JSON key to its field.
@@ -86,6 +88,8 @@ func fieldOf(key string) field {
 		return fieldReplyTo
 	case "receipts":
 		return fieldReceipts
+	case "confirmation":
+		return fieldConfirmation
 	}
 	return fieldUnknown
 }
@@ -212,6 +216,8 @@ func (d *decoder) field(f *messages.Frame, key string, seen *uint32) error {
 		return d.boolean(&f.Receipts, key)
 	case fieldSelectedItemIDs:
 		return d.stringList(&f.SelectedItemIDs, key)
+	case fieldConfirmation:
+		return d.object(&f.Confirmation, key)
 	}
 	switch d.peek() {
 	case '"':
@@ -228,6 +234,24 @@ func (d *decoder) field(f *messages.Frame, key string, seen *uint32) error {
 		return d.syntax("invalid literal")
 	}
 	return d.fieldType(key, "a string")
+}
+
+// object reads null (leaving dst nil) or a JSON object, kept as its raw
+// bytes for the Conn to decode.
+func (d *decoder) object(dst *json.RawMessage, key string) error {
+	if d.literal("null") {
+		*dst = nil
+		return nil
+	}
+	if d.peek() != '{' {
+		return d.fieldType(key, "an object")
+	}
+	start := d.i
+	if err := d.skip(0); err != nil {
+		return err
+	}
+	*dst = json.RawMessage(d.s[start:d.i])
+	return nil
 }
 
 // stringList reads null or an array of strings (null elements become "").

@@ -476,7 +476,11 @@ func TestPermissionEscalation(t *testing.T) {
 		if card.str("connection_id") != id || len(got) == 0 || got[0] != "act" || card.str("risk_level") != "high" {
 			t.Fatalf("escalation card %v, want act for %s at high risk", card, id)
 		}
-		e.c.send(map[string]any{"type": "permission_escalation_response", "request_id": card.str("request_id"), "verdict": verdict})
+		ans := map[string]any{"type": "permission_escalation_response", "request_id": card.str("request_id"), "verdict": verdict}
+		if verdict != "deny" {
+			ans["confirmation"] = slide // a new kind of access is high risk
+		}
+		e.c.send(ans)
 	}
 	if last := e.c.statusesUntilFinal("task-post"); last[len(last)-1].str("status") != "done" {
 		t.Fatalf("the work item ended %v", last[len(last)-1])

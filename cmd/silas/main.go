@@ -32,6 +32,7 @@ Commands:
   devices       add, list or revoke owner devices (talks to the running daemon)
   skills        list, show, install, import or remove skills (talks to the running daemon)
   connections   add, list, check or remove service connections (talks to the running daemon)
+  goals         list, pause, resume or remove scheduled goals (talks to the running daemon)
   telegram      pair or unpair the owner's Telegram chat, show the channel's status (talks to the running daemon)
   doctor        check this host's sandbox isolation and which backend Silas uses
   version       print the version
@@ -99,6 +100,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSkills(ctx, rest, stdout, stderr)
 	case "connections":
 		return runConnections(ctx, rest, stdin, stdout, stderr)
+	case "goals":
+		return runGoals(ctx, rest, stdout, stderr)
 	case "telegram":
 		return runTelegram(ctx, rest, stdout, stderr)
 	case "doctor":

@@ -221,8 +221,9 @@ func TestPlanApprovalRequestCarriesEverySignedField(t *testing.T) {
 	if v, _ := card["verify"].([]any); len(v) != 1 || v[0].(map[string]any)["network"] != true {
 		t.Errorf("plan.verify %v does not say the check has network access", card["verify"])
 	}
-	// The fields of spec 8.1 stay for older clients.
-	if req.str("title") != "Watch the shop feed" || !strings.Contains(req.str("body"), "Keep the feed healthy.") || req["budget"] == nil {
+	// The fields of spec 8.1 stay for older clients. The plan is a
+	// scheduled goal: approving it grants its standing approval.
+	if req.str("title") != "Standing approval: Watch the shop feed" || !strings.Contains(req.str("body"), "Keep the feed healthy.") || req["budget"] == nil {
 		t.Errorf("approval_request %v lost its spec 8.1 fields", req)
 	}
 	c.send(map[string]any{"type": "approval_response", "request_id": req.str("request_id"), "verdict": "declined"})

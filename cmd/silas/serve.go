@@ -196,7 +196,7 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	reg := metrics.NewRegistry()
 	metrics.RegisterProcess(reg)
 	d.sys, err = actors.Start(ctx, actors.Deps{
-		Goal: goal, Now: d.now,
+		Goal: goal, Now: d.now, Embedder: newEmbedder(cfg),
 		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier, SkillInstaller: installer, Vault: d.secrets,
 		SandboxStatus: messages.SandboxStatus{Backend: d.sandbox.Backend, Isolated: d.sandbox.Isolated, Problem: d.sandbox.Problem},
 		Skills:        d.skills.Snapshot,

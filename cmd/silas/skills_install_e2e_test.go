@@ -140,7 +140,11 @@ func (e *skillEnv) card(t *testing.T, id string) event {
 // answer answers a card and waits for the install's outcome.
 func (e *skillEnv) answer(t *testing.T, id, verdict string) event {
 	t.Helper()
-	e.c.send(map[string]any{"type": "approval_response", "request_id": id, "verdict": verdict})
+	ans := map[string]any{"type": "approval_response", "request_id": id, "verdict": verdict}
+	if verdict == "approved" {
+		ans["confirmation"] = slide // a skill_install card is high risk
+	}
+	e.c.send(ans)
 	ev := e.c.next("skill_install_result")
 	if ev.str("request_id") != id {
 		t.Fatalf("skill_install_result %v, want request %s", ev, id)

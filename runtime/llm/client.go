@@ -129,7 +129,7 @@ func NewClient(o ClientOptions) *Client {
 	switch {
 	case o.APIKey != "":
 		c.auth = "Bearer " + o.APIKey
-	case o.APIKeyEnv != "" && !isLoopback(o.BaseURL):
+	case o.APIKeyEnv != "" && !IsLoopbackURL(o.BaseURL):
 		c.keyErr = missingKey(c.name, o.APIKeyEnv)
 	}
 	return c
@@ -267,8 +267,10 @@ func missingKey(name, env string) error {
 		name, env, name)}
 }
 
-// isLoopback reports whether base's host is localhost or a loopback IP.
-func isLoopback(base string) bool {
+// IsLoopbackURL reports whether base's host is localhost or a loopback IP:
+// a provider there (a local llama.cpp or Ollama server) may go without the
+// key its api_key_env names.
+func IsLoopbackURL(base string) bool {
 	u, err := url.Parse(base)
 	if err != nil {
 		return false

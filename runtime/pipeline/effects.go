@@ -104,4 +104,7 @@ type ApprovalOutcome struct {
 	// Reason says why the plan did not run: "declined", "timeout",
 	// "no_owner_connection", "unavailable" or an error text.
 	Reason string
+	// Scheduled is the schedule of an approved goal: it runs on it, with
+	// its standing approval, instead of running once.
+	Scheduled string
 }

@@ -99,7 +99,7 @@ func TestDirectTurn(t *testing.T) {
 	reqs := drive(t, turn, env, func(req any) Result {
 		switch r := req.(type) {
 		case *QueryMemory:
-			if len(r.Queries) != 1 || r.Queries[0].Query != "hi" || r.Queries[0].Strategy != messages.StrategyKeyword {
+			if len(r.Queries) != 1 || r.Queries[0].Query != "hi" || r.Queries[0].Strategy != messages.StrategySemantic {
 				t.Errorf("auto-retrieval query %+v", r.Queries)
 			}
 			return Result{Value: []messages.MemoryItem{{MemoryID: "m-cat", Content: "the owner has a cat named Miso", Taint: messages.TaintOwner, CreatedAt: now}}}

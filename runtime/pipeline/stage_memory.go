@@ -14,14 +14,16 @@ const (
 	autoRetrieveTokens  = messages.DefaultMemoryQueryTokens
 )
 
-// runAutoRetrieve searches memory by keyword for the message (spec 5.1 step
-// 4); the results join the memory zone before the proxy is asked.
+// runAutoRetrieve searches memory for the message (spec 5.1 step 4), by
+// the retriever's fused strategy (keywords, meaning, the time it names,
+// recency; actors/scope_memory.go); the results join the memory zone
+// before the proxy is asked.
 func runAutoRetrieve(t *Turn, _ *Env) Effect {
 	if t.Blocked || strings.TrimSpace(t.In.Text) == "" {
 		return next
 	}
 	return Effect{Await: &QueryMemory{Queries: []messages.MemoryQuery{{
-		Strategy: messages.StrategyKeyword, Query: t.In.Text,
+		Strategy: messages.StrategySemantic, Query: t.In.Text,
 		MaxResults: autoRetrieveResults, MaxTokens: autoRetrieveTokens,
 	}}}}
 }

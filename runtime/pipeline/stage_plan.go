@@ -16,6 +16,7 @@ const (
 	PlanTimeoutText    = "No answer came to the approval request for the plan %q before it timed out (silas.approval.request_timeout_seconds), so it was treated as declined and nothing was run. Ask again when you are ready to approve it."
 	PlanNoOwnerText    = "The plan %q needs your approval, but no owner connection was open to ask, so nothing was run. Reconnect and ask again."
 	PlanApprovedText   = "The plan %q was approved and is running in the background; progress arrives as work item updates."
+	PlanScheduledText  = "The goal %q was approved with its standing approval and runs on its schedule (%s). Say /goals to list your goals, /goal pause %s to pause this one."
 	PlanShutdownText   = "Silas shut down while the plan %q waited for approval, so nothing was run. Ask again once it is back."
 	PlanNotRunText     = "The plan %q was not run: %s."
 	PlanFailedText     = "The plan %q was approved, but it could not be started (%s), so nothing was run. Please try again."
@@ -78,6 +79,8 @@ func resumePlanFlow(t *Turn, _ *Env, r Result) Effect {
 		text = fmt.Sprintf(PlanFailedText, title, r.Err.Error())
 	case !ok:
 		text = fmt.Sprintf(PlanFailedText, title, "no approval outcome")
+	case out.Approved && out.Scheduled != "":
+		text = fmt.Sprintf(PlanScheduledText, title, out.Scheduled, t.Plan.ID)
 	case out.Approved:
 		text = fmt.Sprintf(PlanApprovedText, title)
 	case out.Reason == "timeout":

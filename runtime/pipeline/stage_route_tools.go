@@ -78,7 +78,7 @@ type TellUser struct {
 
 // proxyToolDefs are the proxy's tools in the order they are offered.
 var proxyToolDefs = []llm.Tool{
-	{Name: ToolMemorySearch, Description: "Search this conversation's long-term memory by key words; returns the matching memories with their taint.",
+	{Name: ToolMemorySearch, Description: "Search this conversation's long-term memory by meaning and key words, and by the time the query names (\"yesterday\", \"last week\", \"in March\", 2026-03-14); returns the matching memories with their taint.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"key words to look for"},"max_results":{"type":"integer","minimum":1,"maximum":10,"description":"at most this many results (default 5)"}},"required":["query"],"additionalProperties":false}`)},
 	{Name: ToolContextInspect, Description: "Show the context window: its zones, how many items and tokens each holds, and their budgets. No content.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)},
@@ -230,7 +230,7 @@ func (t *Turn) startTool(e *Env, tc llm.ToolCall) Effect {
 		}
 		l.phase = toolAwait
 		return Effect{Await: &QueryMemory{Queries: []messages.MemoryQuery{{
-			Strategy: messages.StrategyKeyword, Query: q, MaxResults: n, MaxTokens: messages.DefaultMemoryQueryTokens,
+			Strategy: messages.StrategySemantic, Query: q, MaxResults: n, MaxTokens: messages.DefaultMemoryQueryTokens,
 		}}}}
 	case ToolWebSearch:
 		var a struct {

@@ -141,7 +141,7 @@ func TestMemorySearchMaxResultsClamped(t *testing.T) {
 	turn.tools = toolLoop{offered: proxyTools(turn, env)}
 	eff := turn.toolRound(env, ModelResult{ToolCalls: []llm.ToolCall{call("c1", "memory_search", `{"query":"x","max_results":50}`)}})
 	q, ok := eff.Await.(*QueryMemory)
-	if !ok || q.Queries[0].MaxResults != maxMemorySearchResults || q.Queries[0].Strategy != messages.StrategyKeyword {
+	if !ok || q.Queries[0].MaxResults != maxMemorySearchResults || q.Queries[0].Strategy != messages.StrategySemantic {
 		t.Fatalf("awaited %#v", eff.Await)
 	}
 }

@@ -34,20 +34,30 @@ func ParseGoal(markdown string) (*messages.WorkItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case w.Type != messages.WorkGoal:
-		return nil, fmt.Errorf("%w: %s is a %s; set type: goal", ErrNotAGoal, w.ID, w.Type)
-	case w.Schedule == nil || *w.Schedule == messages.ScheduleAlwaysOn:
-		return nil, fmt.Errorf("%w: goal %s needs a schedule (a cron line or \"@every 10m\")", ErrNotAGoal, w.ID)
-	case len(w.Verify) == 0:
-		return nil, fmt.Errorf("%w: goal %s has no verify checks to run on its schedule", ErrNotAGoal, w.ID)
-	case w.OnFailure == OnFailureSpawnTask && (w.FailureContext == nil || strings.TrimSpace(*w.FailureContext) == ""):
-		return nil, fmt.Errorf("%w: goal %s spawns fix tasks but has no failure_context template", ErrNotAGoal, w.ID)
-	}
-	if _, _, err := Interval(*w.Schedule); err != nil {
-		return nil, fmt.Errorf("%w: goal %s: %w", ErrNotAGoal, w.ID, err)
+	if err := CheckGoal(w); err != nil {
+		return nil, err
 	}
 	return w, nil
+}
+
+// CheckGoal reports whether w, a parsed plan, can run as a scheduled goal:
+// the rules of ParseGoal, for a goal the planner proposed (parsed with
+// Parse). Every error matches ErrNotAGoal.
+func CheckGoal(w *messages.WorkItem) error {
+	switch {
+	case w.Type != messages.WorkGoal:
+		return fmt.Errorf("%w: %s is a %s; set type: goal", ErrNotAGoal, w.ID, w.Type)
+	case w.Schedule == nil || *w.Schedule == messages.ScheduleAlwaysOn:
+		return fmt.Errorf("%w: goal %s needs a schedule (a cron line or \"@every 10m\")", ErrNotAGoal, w.ID)
+	case len(w.Verify) == 0:
+		return fmt.Errorf("%w: goal %s has no verify checks to run on its schedule", ErrNotAGoal, w.ID)
+	case w.OnFailure == OnFailureSpawnTask && (w.FailureContext == nil || strings.TrimSpace(*w.FailureContext) == ""):
+		return fmt.Errorf("%w: goal %s spawns fix tasks but has no failure_context template", ErrNotAGoal, w.ID)
+	}
+	if _, _, err := Interval(*w.Schedule); err != nil {
+		return fmt.Errorf("%w: goal %s: %w", ErrNotAGoal, w.ID, err)
+	}
+	return nil
 }
 
 // Interval reads a goal schedule: an "@every <duration>" schedule returns

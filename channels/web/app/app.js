@@ -7,9 +7,11 @@ import { Connection } from './js/connection.js';
 import { Stream } from './js/stream.js';
 import { Review } from './js/review.js';
 import { Activity } from './js/activity.js';
+import { Goals } from './js/goals.js';
 import { CARD_EVENTS } from './js/cards.js';
 import { DeviceKey } from './js/device.js';
 import { DeviceScreen } from './js/settings.js';
+import { SecurityKeys } from './js/webauthn.js';
 
 const DESKTOP = window.matchMedia('(min-width: 1024px)');
 const STATE_TEXT = { online: 'Connected', connecting: 'Connecting…', offline: 'Offline, reconnecting…', unauthorized: 'Signed out' };
@@ -32,8 +34,10 @@ const activity = new Activity({
   token: () => store.token(), fatigue: review.fatigue,
 });
 
+const goals = new Goals({ root: $('#goals'), list: $('#goals-list'), status: $('#goals-status'), token: () => store.token(), toast });
 const device = new DeviceKey({ token: () => store.token() });
 new DeviceScreen({ device, toast });
+new SecurityKeys({ token: () => store.token(), toast });
 const deviceLoaded = device.load();
 
 // --- surfaces -------------------------------------------------------------
@@ -49,14 +53,14 @@ function showTab(name, focus = false) {
     tab.tabIndex = t === name ? 0 : -1;
   }
   if (focus) $(`#tab-${name}`).focus();
-  if (name === 'activity') activity.refresh();
+  if (name === 'activity') { activity.refresh(); goals.refresh(); }
   setActivityOpen(name === 'activity' && DESKTOP.matches);
 }
 
 function setActivityOpen(open) {
   $('#app').classList.toggle('activity-open', open);
   $('#activity-toggle').setAttribute('aria-expanded', String(open));
-  if (open) { activity.refresh(); $('#activity-close').focus(); }
+  if (open) { activity.refresh(); goals.refresh(); $('#activity-close').focus(); }
 }
 
 for (const t of TABS) $(`#tab-${t}`).addEventListener('click', () => showTab(t));

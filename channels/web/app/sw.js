@@ -8,7 +8,7 @@ const SHELL = [
   '/', '/index.html', '/style.css', '/app.js', '/manifest.webmanifest',
   '/js/dom.js', '/js/store.js', '/js/connection.js', '/js/markdown.js', '/js/stream.js',
   '/js/cards.js', '/js/plan.js', '/js/skill.js', '/js/review.js', '/js/confirm.js', '/js/fatigue.js', '/js/secure.js', '/js/activity.js',
-  '/js/canonical.js', '/js/device.js', '/js/settings.js',
+  '/js/canonical.js', '/js/device.js', '/js/settings.js', '/js/goals.js', '/js/webauthn.js',
   '/icons/icon.svg', '/icons/icon-192.png', '/icons/icon-512.png',
 ];
 

@@ -1,11 +1,13 @@
 // The friction steps of the risk ladder (spec 0.5.2): a confirm chip for
-// medium risk, a slide for high, a slide plus local strong authentication
-// (where this device offers it) for irreversible actions. Each step
-// resolves a promise with true (go) or false (cancelled); nothing here
-// waits on a timer, so no decision is ever throttled (spec 0.5.4 item 5).
+// medium risk, a slide for high, a slide plus a security key (strong
+// authentication the server verifies) for irreversible actions. Each
+// gesture resolves a promise with true (go) or false (cancelled); nothing
+// here waits on a timer, so no decision is ever throttled (spec 0.5.4
+// item 5). The server enforces the slide and the key: an approving answer
+// carries the confirmation of its rung (ladderConfirmation).
 
 import { h } from './dom.js';
-import { store } from './store.js';
+import { approveWithKey } from './webauthn.js';
 
 /** ladderFor names the interaction a risk level requires. */
 export function ladderFor(risk) {
@@ -98,27 +100,18 @@ export function slideToConfirm(host, label) {
 }
 
 /**
- * strongAuth asks the platform authenticator for user verification with
- * the credential this device enrolled, if any. It returns 'verified',
- * 'unavailable' (no authenticator or no enrolled credential: the slide
- * alone stands) or 'failed'.
+ * ladderConfirmation is what an approving answer carries for the rung its
+ * risk needs (the server refuses one without it): the slide for high, the
+ * slide and a security key assertion over the server's challenge for this
+ * card for irreversible, nothing below. It resolves to {confirmation}
+ * (undefined below high) or {problem} saying what to do when the key step
+ * failed.
  */
-export async function strongAuth() {
-  const id = store.deviceCredential();
-  if (!id || !window.PublicKeyCredential || !navigator.credentials) return 'unavailable';
-  try {
-    if (!(await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable())) return 'unavailable';
-    const raw = Uint8Array.from(atob(id.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
-    await navigator.credentials.get({
-      publicKey: {
-        challenge: crypto.getRandomValues(new Uint8Array(32)),
-        allowCredentials: [{ type: 'public-key', id: raw }],
-        userVerification: 'required',
-        timeout: 60000,
-      },
-    });
-    return 'verified';
-  } catch {
-    return 'failed';
-  }
+export async function ladderConfirmation(risk, token, requestId) {
+  const ladder = ladderFor(risk);
+  if (ladder === 'slide') return { confirmation: { method: 'slide' } };
+  if (ladder !== 'slide+auth') return {};
+  const r = await approveWithKey(token, requestId);
+  if (r.problem) return r;
+  return { confirmation: { method: 'webauthn', assertion: r.assertion } };
 }

@@ -9,7 +9,7 @@
 import { h } from './dom.js';
 import { store } from './store.js';
 import { describe, fromEvent, postExecution, riskLabel, atLeastMedium, ANSWER_TYPES } from './cards.js';
-import { ladderFor, confirmChip, slideToConfirm, strongAuth } from './confirm.js';
+import { ladderFor, confirmChip, slideToConfirm, ladderConfirmation } from './confirm.js';
 import { Fatigue } from './fatigue.js';
 import { secureForm } from './secure.js';
 
@@ -170,6 +170,14 @@ export class Review {
     if (i < 0) i = this.answered.findLastIndex((a) => a.card.answerType === ev.request_type);
     if (i < 0) return;
     const [{ card }] = this.answered.splice(i, 1);
+    if (ev.code === 'confirmation_required') {
+      // The server wants a stronger rung: the card is still pending there
+      // and nothing ran; it comes back with the server's reason.
+      card.state = 'pending';
+      this.cards = [card, ...this.cards.filter((c) => c.id !== card.id)];
+      this.setRefusal(card, ev.message);
+      return;
+    }
     card.state = 'expired';
     card.note = ev.code === 'not_supported'
       ? 'This server cannot take this answer yet, so it was not applied and nothing ran.'
@@ -177,6 +185,13 @@ export class Review {
     this.cards = [card, ...this.cards.filter((c) => c.id !== card.id)];
     this.save();
     this.render();
+  }
+
+  // setRefusal shows why the last answer to card did not count.
+  setRefusal(card, message) {
+    card.refusal = message;
+    this.save();
+    this.render(true);
   }
 
   get pending() { return this.cards.filter((c) => c.state === 'pending'); }
@@ -272,7 +287,8 @@ export class Review {
       d.rationale ? h('p', { class: 'rationale', text: d.rationale }) : null,
       d.affected ? h('p', { class: 'affected' }, d.affected) : null,
       card.expiresAt && card.state === 'pending' && card.kind !== 'post' ? h('p', { class: 'expiry muted', text: `Answer by ${new Date(card.expiresAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}` }) : null,
-      card.state === 'expired' ? h('p', { class: 'expired-note', role: 'alert', text: card.note || 'This request expired.' }) : null),
+      card.state === 'expired' ? h('p', { class: 'expired-note', role: 'alert', text: card.note || 'This request expired.' }) : null,
+      card.state === 'pending' && card.refusal ? h('p', { class: 'expired-note refusal', role: 'alert', text: card.refusal }) : null),
     card.state === 'pending' && d.secure ? secureForm(card, { token: this.token, conn: () => this.conn, done: (ok) => this.finish(card, ok ? 'stored' : 'cancelled') }) : null,
     card.state === 'pending' ? input : null,
     d.details ? h('details', { class: 'details', open }, h('summary', { text: 'Details' }), h('div', { class: 'details-body' }, d.details())) : null,
@@ -311,9 +327,18 @@ export class Review {
       let ok = true;
       if (ladder === 'chip') ok = await confirmChip(step, c.label);
       else if (ladder.startsWith('slide')) ok = await slideToConfirm(step, c.label);
-      if (ok && ladder === 'slide+auth') {
-        const auth = await strongAuth();
-        if (auth === 'failed') { ok = false; this.toast('Local authentication failed; nothing was sent.'); }
+      if (ok) {
+        // The rung goes with the answer: the server refuses an approval
+        // of a high card without the slide, and of an irreversible one
+        // without a security key assertion for this very card.
+        const r = await ladderConfirmation(card.risk, this.token, card.id);
+        if (r.problem) {
+          ok = false;
+          this.toast(r.problem);
+          this.setRefusal(card, r.problem);
+        } else if (r.confirmation) {
+          answer.confirmation = r.confirmation;
+        }
       }
       actions.hidden = false;
       if (!ok) { actions.querySelector('button')?.focus(); return; }
