@@ -122,6 +122,8 @@ type run struct {
 	// message's journal write settled; the commit follows that write, so
 	// that an answer is never durable before the message it answers.
 	commitWaiting bool
+	// research is the planner's research in flight (scope_research.go).
+	research researchRuns
 }
 
 func newScope(d *shared, id string, kind messages.ScopeKind) *Scope {
@@ -159,6 +161,8 @@ func (s *Scope) busy(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *stepDone:
 		s.onStepDone(c, m)
+	case *researchDone:
+		s.onResearchDone(c, m)
 	case *approvalExpired:
 		s.onApprovalExpired(c, m)
 	case *approvalIssued:
@@ -247,6 +251,7 @@ func (s *Scope) leave() {
 	if r := s.current; r != nil {
 		s.d.admit.release(r.slot)
 		r.slot = slot{}
+		r.research.stop()
 	}
 }
 

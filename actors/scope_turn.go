@@ -155,6 +155,10 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 		s.onWebSearch(c, t.ID, r)
 	case *pipeline.TellUser:
 		s.onTellUser(c, t.ID, r)
+	case *pipeline.StartResearch:
+		s.startResearch(c, t.ID, r)
+	case *pipeline.AwaitResearch:
+		s.awaitResearch(c, t.ID)
 	case *pipeline.LoadAccess:
 		s.onLoadAccess(c, t.ID)
 	case *pipeline.UpdateAccess:
@@ -286,6 +290,7 @@ func (s *Scope) finish(c actor.Context) {
 
 func (s *Scope) endTurn(c actor.Context) {
 	s.d.admit.release(s.current.slot)
+	s.current.research.stop() // research the turn no longer waits for
 	s.current = nil
 	if s.draining && s.drainReply != nil {
 		c.Send(s.drainReply, &messages.Drained{})

@@ -253,7 +253,6 @@ func truncate(s string, n int) string {
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-
 // Retryable reports whether a failed Embed may succeed if made again later
 // (an outage, a timeout, a rate limit), as opposed to a request the
 // provider refused (a bad model id, a refused key, an input it will never

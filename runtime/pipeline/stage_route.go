@@ -63,6 +63,9 @@ func resumeRoute(t *Turn, e *Env, r Result) Effect {
 	if t.Route == nil {
 		return t.routed(e, r)
 	}
+	if t.planner.phase != planIdle {
+		return t.onPlannerResult(e, r)
+	}
 	return t.planned(e, r)
 }
 
@@ -95,22 +98,21 @@ func (t *Turn) routed(e *Env, r Result) Effect {
 		t.Response, t.Agent = t.Route.Response, AgentProxy
 		return next
 	}
-	quoted, size := e.Window.RenderEncoded()
-	stable, _ := e.Window.RenderStats()
-	return Effect{Await: &ModelCall{
-		Role:         AgentPlanner,
-		Schema:       "AgentResponse",
-		System:       e.PlannerInstructions + e.Window.System(),
-		PromptQuoted: quoted,
-		PromptBytes:  size,
-		PromptStable: stable,
-		Decode:       decodeAgentResponse,
-	}}
+	return t.startPlanner(e) // its tool loop: stage_plan_tools.go
 }
 
+// planned handles the planner's answer: tool calls run
+// (stage_plan_tools.go) and the planner is asked again; an AgentResponse
+// ends the stage.
 func (t *Turn) planned(e *Env, r Result) Effect {
 	t.addUsage(r)
 	t.Agent = AgentPlanner
+	if mr, ok := r.Value.(ModelResult); ok && r.Err == nil && len(mr.ToolCalls) > 0 {
+		if eff, ok := t.plannerToolCalls(e, mr); ok {
+			return eff
+		}
+		r.Err = fmt.Errorf("%w: the planner called tools where it had to answer", ErrInvalidOutput)
+	}
 	switch {
 	case errors.Is(r.Err, ErrInvalidOutput):
 		t.Response = &messages.AgentResponse{Message: PlannerFallbackText}

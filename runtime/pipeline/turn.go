@@ -87,6 +87,9 @@ type Turn struct {
 	gate gateFlow
 	// tools is the proxy's tool loop in progress (step 7).
 	tools toolLoop
+	// planner is the planner's tool loop and research in progress (step
+	// 7, route "planner").
+	planner planLoop
 
 	// InputGateResults are the step-1 policy results of a turn that went
 	// on; Access is the access view of step 6. Step 14 reads both.
