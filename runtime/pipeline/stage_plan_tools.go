@@ -245,23 +245,13 @@ func (t *Turn) startPlannerTool(e *Env, tc llm.ToolCall) Effect {
 		t.plannerToolResult(tc, validatePlan(tc))
 		return next
 	case ToolMemorySearch:
-		var a struct {
-			Query      string `json:"query"`
-			MaxResults *int   `json:"max_results"`
-		}
-		q, err := queryArg(tc, &a, &a.Query)
+		q, err := memorySearchQuery(tc)
 		if err != nil {
 			t.plannerToolError(tc, err.Error())
 			return next
 		}
-		n := messages.DefaultMemoryQueryResults
-		if a.MaxResults != nil {
-			n = min(max(*a.MaxResults, 1), maxMemorySearchResults)
-		}
 		l.phase = planTool
-		return Effect{Await: &QueryMemory{Queries: []messages.MemoryQuery{{
-			Strategy: messages.StrategySemantic, Query: q, MaxResults: n, MaxTokens: messages.DefaultMemoryQueryTokens,
-		}}}}
+		return Effect{Await: q}
 	case ToolRequestResearch:
 		return t.requestResearch(tc)
 	}

@@ -215,23 +215,13 @@ func (t *Turn) startTool(e *Env, tc llm.ToolCall) Effect {
 		t.toolResult(tc, inspectWindow(e.Window))
 		return next
 	case ToolMemorySearch:
-		var a struct {
-			Query      string `json:"query"`
-			MaxResults *int   `json:"max_results"`
-		}
-		q, err := queryArg(tc, &a, &a.Query)
+		q, err := memorySearchQuery(tc)
 		if err != nil {
 			t.toolError(tc, err.Error())
 			return next
 		}
-		n := messages.DefaultMemoryQueryResults
-		if a.MaxResults != nil {
-			n = min(max(*a.MaxResults, 1), maxMemorySearchResults)
-		}
 		l.phase = toolAwait
-		return Effect{Await: &QueryMemory{Queries: []messages.MemoryQuery{{
-			Strategy: messages.StrategySemantic, Query: q, MaxResults: n, MaxTokens: messages.DefaultMemoryQueryTokens,
-		}}}}
+		return Effect{Await: q}
 	case ToolWebSearch:
 		var a struct {
 			Query string `json:"query"`
@@ -491,4 +481,24 @@ func mustJSON(v any) string {
 		return `{"error":"the result could not be encoded"}`
 	}
 	return string(b)
+}
+
+// memorySearchQuery is the memory query a memory_search call asks for, the
+// same for the proxy and the planner.
+func memorySearchQuery(tc llm.ToolCall) (*QueryMemory, error) {
+	var a struct {
+		Query      string `json:"query"`
+		MaxResults *int   `json:"max_results"`
+	}
+	q, err := queryArg(tc, &a, &a.Query)
+	if err != nil {
+		return nil, err
+	}
+	n := messages.DefaultMemoryQueryResults
+	if a.MaxResults != nil {
+		n = min(max(*a.MaxResults, 1), maxMemorySearchResults)
+	}
+	return &QueryMemory{Queries: []messages.MemoryQuery{{
+		Strategy: messages.StrategySemantic, Query: q, MaxResults: n, MaxTokens: messages.DefaultMemoryQueryTokens,
+	}}}, nil
 }
