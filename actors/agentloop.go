@@ -18,6 +18,9 @@ import (
 type agentCall struct {
 	turnID string
 	call   *pipeline.ModelCall
+	// stream asks for the answer's text as it is written, as streamDelta
+	// messages to the scope before the stepDone (scope_stream.go).
+	stream bool
 }
 
 // AgentLoop is the proxy or planner of one scope (spec 19.3, 19.4). It owns
@@ -47,6 +50,10 @@ func (a *AgentLoop) Receive(c actor.Context) {
 func (a *AgentLoop) onCall(c actor.Context, m *agentCall) {
 	parent, root := c.Parent(), a.d.sys.Root
 	reply := func(r pipeline.Result) { root.Send(parent, &stepDone{turnID: m.turnID, result: r}) }
+	var relay *streamRelay
+	if m.stream {
+		relay = newStreamRelay(m.call.Schema, time.Now, forward(root, parent, m.turnID))
+	}
 	started := a.d.tasks.Go("model call "+string(a.role), func(ctx context.Context) {
 		timeout := a.callTimeout()
 		if m.call.Timeout > 0 {
@@ -55,8 +62,9 @@ func (a *AgentLoop) onCall(c actor.Context, m *agentCall) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		start := time.Now()
-		r := a.run(ctx, m.call)
+		r := a.run(ctx, m.call, relay)
 		a.d.metrics.ModelCallSeconds.Observe(time.Since(start).Seconds())
+		relay.flush() // the last piece goes out before the result
 		reply(r)
 	}, func(err error) { reply(pipeline.Result{Err: err}) })
 	if !started {
@@ -71,7 +79,8 @@ func (a *AgentLoop) callTimeout() time.Duration {
 	return 2 * time.Duration(l.TimeoutSeconds*(l.MaxRetries+1)) * time.Second
 }
 
-func (a *AgentLoop) run(ctx context.Context, call *pipeline.ModelCall) pipeline.Result {
+// run makes the call; a non-nil relay receives the answer as it streams.
+func (a *AgentLoop) run(ctx context.Context, call *pipeline.ModelCall, relay *streamRelay) pipeline.Result {
 	msgs := make([]llm.Message, 0, 2+len(call.Transcript))
 	msgs = append(msgs, llm.Message{Role: "system", Content: call.System}, llm.Message{Role: "user", Content: call.Prompt, Quoted: call.PromptQuoted})
 	req := &llm.Request{
@@ -82,6 +91,9 @@ func (a *AgentLoop) run(ctx context.Context, call *pipeline.ModelCall) pipeline.
 		Tools:      call.Tools,
 		ToolChoice: call.ToolChoice,
 		Format:     a.d.formats[call.Schema],
+	}
+	if relay != nil {
+		req.Stream = relay.on
 	}
 	var value any
 	res, err := llm.RunStructured(ctx, a.d.Models.Completer(a.role), req, func(content string) error {

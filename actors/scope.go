@@ -161,6 +161,8 @@ func (s *Scope) busy(c actor.Context) {
 	switch m := c.Message().(type) {
 	case *stepDone:
 		s.onStepDone(c, m)
+	case *streamDelta:
+		s.onStreamDelta(m)
 	case *researchDone:
 		s.onResearchDone(c, m)
 	case *approvalExpired:
@@ -222,7 +224,7 @@ func (s *Scope) common(c actor.Context) {
 		s.onDrain(c)
 	case *personaRequest:
 		s.onPersona(c, m)
-	case *stepDone:
+	case *stepDone, *streamDelta:
 		// A result for a turn that is no longer current: drop it.
 	case *deliveredWritten:
 		s.onDeliveredWritten(c, m)

@@ -113,7 +113,7 @@ func (s *Scope) step(c actor.Context, req any, err error) {
 		case pipeline.AgentScorer:
 			loop = s.scorer
 		}
-		c.Send(loop, &agentCall{turnID: t.ID, call: r})
+		c.Send(loop, &agentCall{turnID: t.ID, call: r, stream: streamAllowed(t, r)})
 	case *pipeline.QueryMemory:
 		if s.noKeywordMemory && keywordOnly(r.Queries) {
 			// Nothing is indexed, so the search is known to be empty.

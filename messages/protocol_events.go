@@ -23,6 +23,26 @@ type AnswerEvent struct {
 	Error *TurnError `json:"error,omitempty"`
 }
 
+// EventMessageDelta is the type of the server event that carries a piece
+// of an answer while the model still writes it (beyond spec 8.1).
+const EventMessageDelta = "message_delta"
+
+// MessageDeltaEvent is the server event `message_delta`: the next piece of
+// the answer to ReplyTo, sent only when no policy-lane output gate has to
+// see the whole answer first. Pieces are appended in order; Reset says to
+// discard the text shown so far first (the model started its answer again:
+// a retry, a fallback model, the repair of an invalid structured answer),
+// and then Delta may be empty. It is a preview: not stored, never
+// redelivered, only to the connections attached at that moment. The answer
+// itself is the `message` event with the same reply_to, unchanged, which
+// replaces the preview; a client that ignores deltas loses nothing.
+type MessageDeltaEvent struct {
+	Type    string `json:"type"` // always "message_delta"
+	ReplyTo string `json:"reply_to"`
+	Delta   string `json:"delta"`
+	Reset   bool   `json:"reset,omitempty"`
+}
+
 // EventInterim is the type of the server event that carries an interim
 // message: what the proxy told the user (its tell_user tool, spec 19.3)
 // while it works on the answer to ReplyTo.

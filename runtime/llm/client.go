@@ -157,7 +157,7 @@ func (c *Client) Complete(ctx context.Context, req *Request) (*Response, error) 
 		return nil, fmt.Errorf("llm %s: %w", c.name, err)
 	}
 	for attempt := 0; ; attempt++ {
-		resp, retryAfter, err := c.attempt(ctx, &body)
+		resp, retryAfter, err := c.attempt(ctx, &body, req.Stream)
 		if err == nil {
 			return resp, nil
 		}
@@ -188,9 +188,9 @@ func (c *Client) retryable(ctx context.Context, err error) bool {
 	return errors.As(err, &te)
 }
 
-// attempt performs one HTTP exchange. It returns the server's Retry-After
-// for error answers.
-func (c *Client) attempt(ctx context.Context, body *requestBody) (*Response, time.Duration, error) {
+// attempt performs one HTTP exchange, streamed to onDelta when it is set.
+// It returns the server's Retry-After for error answers.
+func (c *Client) attempt(ctx context.Context, body *requestBody, onDelta func(Delta)) (*Response, time.Duration, error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, body.reader())
@@ -201,6 +201,9 @@ func (c *Client) attempt(ctx context.Context, body *requestBody) (*Response, tim
 	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
+	if onDelta != nil {
+		hreq.Header.Set("Accept", "text/event-stream, application/json")
+	}
 	if c.auth != "" {
 		hreq.Header.Set("Authorization", c.auth)
 	}
@@ -209,6 +212,14 @@ func (c *Client) attempt(ctx context.Context, body *requestBody) (*Response, tim
 		return nil, 0, &transportError{err: err}
 	}
 	defer hres.Body.Close()
+	if onDelta != nil && hres.StatusCode >= 200 && hres.StatusCode <= 299 {
+		resp, err := readStream(hres, onDelta)
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			apiErr.Body = c.redact(apiErr.Body)
+		}
+		return resp, 0, err
+	}
 	data, err := io.ReadAll(io.LimitReader(hres.Body, maxResponseBody+1))
 	if err != nil {
 		return nil, 0, &transportError{err: fmt.Errorf("read response: %w", err)}

@@ -70,3 +70,10 @@ func (e *missingKeyError) Unwrap() error { return ErrMissingAPIKey }
 // of the role's chain. It is transient: after the cool-down one probe call
 // tries the provider again.
 var ErrCircuitOpen = errors.New("llm: provider circuit open after repeated failures")
+
+// ErrStreamInterrupted means a streamed answer ended before the server's
+// "data: [DONE]": the connection dropped or the server gave up mid-answer.
+// It is transient: the [Client] retries it as configured, and a consumer of
+// [Request.Stream] discards what it received when the next [Delta] with
+// Start arrives.
+var ErrStreamInterrupted = errors.New("llm: streamed answer ended before [DONE]")

@@ -92,6 +92,13 @@ type Request struct {
 	MaxTokens int
 	// Temperature is the sampling temperature; nil leaves it to the provider.
 	Temperature *float64
+	// Stream, when set, asks for the answer as server-sent events
+	// ("stream": true, with usage) and is called with each piece as it
+	// arrives, on the calling goroutine; Complete still returns the whole
+	// Response at the end. nil sends the request unstreamed. See [Delta]
+	// for what a consumer must do when a retry, a fallback or a repair
+	// call starts the answer again.
+	Stream func(Delta)
 }
 
 // Usage is what a call consumed.

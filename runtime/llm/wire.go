@@ -16,6 +16,8 @@ type wireRequest struct {
 	ResponseFormat *wireResponseFormat `json:"response_format,omitempty"`
 	MaxTokens      int                 `json:"max_tokens,omitempty"`
 	Temperature    *float64            `json:"temperature,omitempty"`
+	Stream         bool                `json:"stream,omitempty"`
+	StreamOptions  *wireStreamOptions  `json:"stream_options,omitempty"`
 }
 
 type wireMessage struct {
@@ -93,6 +95,9 @@ func encodeBody(req *Request) (requestBody, error) {
 		Messages:    make([]wireMessage, len(req.Messages)),
 		MaxTokens:   req.MaxTokens,
 		Temperature: req.Temperature,
+	}
+	if req.Stream != nil {
+		w.Stream, w.StreamOptions = true, &wireStreamOptions{IncludeUsage: true}
 	}
 	for i := range req.Messages {
 		m := &req.Messages[i]
@@ -205,12 +210,7 @@ func decodeResponse(body []byte) (*Response, error) {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidResponse, err)
 	}
 	if w.Error != nil && len(w.Choices) == 0 {
-		status := 502
-		var code int
-		if json.Unmarshal(w.Error.Code, &code) == nil && code >= 400 && code < 600 {
-			status = code
-		}
-		return nil, &APIError{Status: status, Body: truncate(w.Error.Message, maxErrorBody), Retryable: retryableStatus(status)}
+		return nil, embeddedError(w.Error)
 	}
 	if len(w.Choices) == 0 {
 		return nil, fmt.Errorf("%w: no choices", ErrInvalidResponse)
@@ -226,20 +226,38 @@ func decodeResponse(body []byte) (*Response, error) {
 			resp.ToolCalls[i] = ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 		}
 	}
-	if w.Usage != nil {
-		resp.Usage = Usage{
-			PromptTokens:     w.Usage.PromptTokens,
-			CompletionTokens: w.Usage.CompletionTokens,
-			TotalTokens:      w.Usage.TotalTokens,
-		}
-		if w.Usage.Cost != nil {
-			resp.Usage.CostUSD, resp.CostReported = *w.Usage.Cost, true
-		}
-		if resp.Usage.TotalTokens == 0 {
-			resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
-		}
-	}
+	resp.setUsage(w.Usage)
 	return resp, nil
+}
+
+// embeddedError turns an error object sent with HTTP 200 into an
+// *APIError, its status taken from the object's code when that is one.
+func embeddedError(e *wireError) *APIError {
+	status := 502
+	var code int
+	if json.Unmarshal(e.Code, &code) == nil && code >= 400 && code < 600 {
+		status = code
+	}
+	return &APIError{Status: status, Body: truncate(e.Message, maxErrorBody), Retryable: retryableStatus(status)}
+}
+
+// setUsage records a reported usage; nil leaves resp's usage as it is.
+func (resp *Response) setUsage(u *wireUsage) {
+	if u == nil {
+		return
+	}
+	resp.Usage = Usage{
+		PromptTokens:     u.PromptTokens,
+		CompletionTokens: u.CompletionTokens,
+		TotalTokens:      u.TotalTokens,
+	}
+	resp.CostReported = false
+	if u.Cost != nil {
+		resp.Usage.CostUSD, resp.CostReported = *u.Cost, true
+	}
+	if resp.Usage.TotalTokens == 0 {
+		resp.Usage.TotalTokens = resp.Usage.PromptTokens + resp.Usage.CompletionTokens
+	}
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 sequence.

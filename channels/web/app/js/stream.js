@@ -15,6 +15,52 @@ const STATUS_TEXT = {
 
 const words = (s) => String(s || '').replace(/_/g, ' ');
 
+// Previews of answers being written: the server streams an answer as
+// message_delta events ({reply_to, delta, reset}) when no policy output gate
+// must see it whole first. Each answer's pieces are appended, as plain text,
+// to a pending bubble; reset empties it first (the model started over). The
+// `message` event with the same reply_to is the answer: it replaces the
+// preview. Previews are not stored: after a reload only answers show.
+
+class Previews {
+  constructor(list, scroll) {
+    this.list = list;
+    this.scroll = scroll;
+    this.open = new Map(); // reply_to -> {node, text}
+  }
+
+  /** delta applies one message_delta event. */
+  delta(ev) {
+    const id = ev.reply_to;
+    if (typeof id !== 'string' || !id) return;
+    let p = this.open.get(id);
+    if (!p) {
+      const text = h('div', { class: 'bubble' });
+      p = { text, node: h('li', { class: 'msg msg-silas msg-preview', dataset: { preview: id }, 'aria-busy': 'true' }, text, h('div', { class: 'meta', text: 'writing…' })), value: '' };
+      this.open.set(id, p);
+      this.list.querySelector('[data-placeholder]')?.remove();
+      this.list.append(p.node);
+    }
+    if (ev.reset) p.value = '';
+    p.value += typeof ev.delta === 'string' ? ev.delta : '';
+    p.text.textContent = p.value;
+    this.scroll();
+  }
+
+  /** done removes the preview of the answer to id, if any. */
+  done(id) {
+    const p = this.open.get(id);
+    if (!p) return;
+    p.node.remove();
+    this.open.delete(id);
+  }
+
+  clear() {
+    for (const p of this.open.values()) p.node.remove();
+    this.open.clear();
+  }
+}
+
 export class Stream {
   constructor({ list, titleOf }) {
     this.list = list;
@@ -22,12 +68,14 @@ export class Stream {
     this.items = store.stream();
     this.nodes = new Map();
     this.isPending = () => false;
+    this.previews = new Previews(list, () => this.scroll());
     this.renderAll();
   }
 
   save() { store.setStream(this.items); }
 
   renderAll() {
+    this.previews?.clear();
     clear(this.list);
     this.nodes.clear();
     if (!this.items.length) {
@@ -73,7 +121,11 @@ export class Stream {
 
   onEvent(ev) {
     switch (ev.type) {
+      case 'message_delta':
+        this.previews.delta(ev);
+        break;
       case 'message': {
+        this.previews.done(ev.reply_to);
         const key = 's-' + (ev.reply_to || ev.timestamp + ':' + (ev.text || '').slice(0, 32));
         if (this.items.some((x) => x.key === key)) return;
         this.add({ key, kind: 'silas', text: ev.text || '', at: ev.timestamp || Date.now(), register: ev.interaction_register, mode: ev.interaction_mode });
