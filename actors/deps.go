@@ -74,6 +74,10 @@ type Deps struct {
 	// run on their turns; the owner bypasses both.
 	Goal *messages.WorkItem
 
+	// Notifier pushes a notification of a card asked while no owner
+	// connection is open (push.go); nil: none is sent.
+	Notifier Notifier
+
 	// Embedder embeds memories and memory queries for semantic search
 	// (spec 6.2; silas.memory.embedding_model); nil: memory is searched by
 	// keywords, time and recency only.

@@ -164,6 +164,7 @@ func (s *Scope) askApproval(c actor.Context, p *pendingApproval) {
 		sink.Send(p.event)
 	}
 	s.emitAudit("approval_requested", map[string]any{"work_item_id": w.ID, "request_id": p.requestID, "owner_connections": len(s.sinks)})
+	s.notifyAway(p) // push.go
 }
 
 // onOwnerWork asks the owner to approve a WorkItem's re-plan (spec

@@ -10,6 +10,7 @@ import (
 
 	"github.com/silas-ai/silas/messages"
 	"github.com/silas-ai/silas/persistence"
+	"github.com/silas-ai/silas/runtime/away"
 )
 
 // journaled reports that a user message is (or failed to be) durable.
@@ -92,6 +93,10 @@ func (s *Scope) onUserMessage(c actor.Context, m *messages.UserMessage) {
 	}
 	if s.kind == messages.ScopeOwner && isGoalCommand(m.Text) {
 		s.onGoalCommand(c, m) // not a turn (goals_chat.go)
+		return
+	}
+	if s.kind == messages.ScopeOwner && away.IsQuestion(m.Text) {
+		s.onAwayQuestion(c, m) // not a turn (away_chat.go)
 		return
 	}
 	if max := s.d.Config.Backpressure.MaxPendingTurnsPerScope; len(s.queue) >= max {

@@ -71,6 +71,9 @@ type Deps struct {
 	// (a daemon that cannot execute plans) answers the goal routes with
 	// 503.
 	Goals Goals
+	// PushKey is the VAPID public key browsers subscribe to notifications
+	// with (package notify); empty: the push routes answer 503.
+	PushKey string
 }
 
 // API serves the owner HTTP API; build it with New.
@@ -120,6 +123,7 @@ func (a *API) Routes() map[string]fasthttp.RequestHandler {
 	maps.Copy(owner, a.backupRoutes())
 	maps.Copy(owner, a.goalRoutes())
 	maps.Copy(owner, a.webauthnRoutes())
+	maps.Copy(owner, a.pushRoutes())
 	routes := a.personaRoutes()
 	for k, h := range owner {
 		routes[k] = a.OwnerOnly(h)

@@ -66,6 +66,8 @@ import (
 //	dc/<sha256(code):32 raw>        pending device enrolment code (codec v1, EnrolmentCode JSON); Badger TTL = expiry
 //	sr/<ref_id>                     secure-input request, pending or fulfilled (codec v1, SecureInputRequest JSON); never the value
 //	ov/last                         owner's last PWA visit: unix nanos, int64 BE (visits.go)
+//	ov/prev                         the visit before ov/last: unix nanos, int64 BE (visits.go); absent until a second visit
+//	pu/<sha256(endpoint):32 raw>    owner's Web Push subscription: endpoint and the browser's public keys (codec v1, PushSubscription JSON; push.go)
 //	wac/<credential_id raw>         owner's WebAuthn credential: public key record, sign count, never a secret (codec v1, WebAuthnCredential JSON; webauthn.go)
 //	wax/<purpose>\0<ref>            WebAuthn ceremony in progress (registration, or the assertion of one card's approval) (codec v1, WebAuthnCeremony JSON); Badger TTL = its expiry
 //
@@ -125,7 +127,11 @@ const (
 	pfxDeviceCode  = "dc/"
 	pfxSecureInput = "sr/"
 	keyOwnerVisit  = "ov/last"
+	keyOwnerPrev   = "ov/prev"
 )
+
+// The owner's Web Push subscriptions (see the layout above).
+const pfxPushSubscription = "pu/"
 
 // The owner's WebAuthn credentials and ceremonies (see the layout above).
 const (

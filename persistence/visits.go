@@ -40,6 +40,14 @@ func (s OwnerVisits) Record(ctx context.Context, at time.Time) (previous time.Ti
 		if previous, err = readVisit(txn); err != nil {
 			return err
 		}
+		if !previous.IsZero() {
+			// Kept for "what did you do while I was away?", asked right
+			// after the app recorded this visit (away.go).
+			prev := binary.BigEndian.AppendUint64(nil, uint64(previous.UnixNano()))
+			if err := txn.Set([]byte(keyOwnerPrev), prev); err != nil {
+				return err
+			}
+		}
 		return txn.Set([]byte(keyOwnerVisit), val)
 	})
 	if err != nil {
@@ -48,9 +56,26 @@ func (s OwnerVisits) Record(ctx context.Context, at time.Time) (previous time.Ti
 	return previous, nil
 }
 
-func readVisit(txn reader) (time.Time, error) {
+// Before returns the visit before the last one, or the zero time when
+// there were fewer than two.
+func (s OwnerVisits) Before(ctx context.Context) (time.Time, error) {
+	var prev time.Time
+	err := s.d.view(ctx, func(txn *badger.Txn) error {
+		var err error
+		prev, err = readVisitKey(txn, keyOwnerPrev)
+		return err
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("owner visit before the last: %w", err)
+	}
+	return prev, nil
+}
+
+func readVisit(txn reader) (time.Time, error) { return readVisitKey(txn, keyOwnerVisit) }
+
+func readVisitKey(txn reader, key string) (time.Time, error) {
 	var t time.Time
-	err := getValue(txn, []byte(keyOwnerVisit), func(v []byte) error {
+	err := getValue(txn, []byte(key), func(v []byte) error {
 		if len(v) != 8 {
 			return fmt.Errorf("owner visit value has %d bytes: %w", len(v), ErrCorrupt)
 		}

@@ -14,7 +14,7 @@ import (
 func (d *daemon) ownerRoutes(cfg *config.Config, sessions *session.Minter) (*ownerapi.API, error) {
 	api, err := ownerapi.New(ownerapi.Deps{
 		DB: d.in.db, OwnerToken: d.in.ownerToken, OwnerID: cfg.OwnerID, Sessions: sessions,
-		Devices: d.devices, Vault: d.secrets, Actors: d.sys, SkillsDir: cfg.SkillsDir, Goals: d.sys,
+		Devices: d.devices, Vault: d.secrets, Actors: d.sys, SkillsDir: cfg.SkillsDir, Goals: d.sys, PushKey: d.pushKey,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("owner HTTP API: %w", err)

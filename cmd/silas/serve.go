@@ -105,6 +105,8 @@ type daemon struct {
 	secrets *keys.Vault              // secure-input requests and values
 
 	tg *telegramChannel // the Telegram channel; nil when it is off
+
+	pushKey string // the VAPID public key the app subscribes with (push.go)
 }
 
 // startDaemon installs what is missing, recovers journaled work, starts the
@@ -193,10 +195,14 @@ func (d *daemon) start(ctx context.Context, cfg *config.Config, log zerolog.Logg
 	if err != nil {
 		return err
 	}
+	notifier, err := d.pushNotifier(log)
+	if err != nil {
+		return err
+	}
 	reg := metrics.NewRegistry()
 	metrics.RegisterProcess(reg)
 	d.sys, err = actors.Start(ctx, actors.Deps{
-		Goal: goal, Now: d.now, Embedder: newEmbedder(cfg),
+		Goal: goal, Now: d.now, Embedder: newEmbedder(cfg), Notifier: notifier,
 		Approval: exec.approval, Sandbox: exec.sandbox, Executors: exec.executors, Verifier: exec.verifier, SkillInstaller: installer, Vault: d.secrets,
 		SandboxStatus: messages.SandboxStatus{Backend: d.sandbox.Backend, Isolated: d.sandbox.Isolated, Problem: d.sandbox.Problem},
 		Skills:        d.skills.Snapshot,

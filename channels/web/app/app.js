@@ -12,6 +12,7 @@ import { CARD_EVENTS } from './js/cards.js';
 import { DeviceKey } from './js/device.js';
 import { DeviceScreen } from './js/settings.js';
 import { SecurityKeys } from './js/webauthn.js';
+import { PushToggle } from './js/push.js';
 
 const DESKTOP = window.matchMedia('(min-width: 1024px)');
 const STATE_TEXT = { online: 'Connected', connecting: 'Connecting…', offline: 'Offline, reconnecting…', unauthorized: 'Signed out' };
@@ -226,5 +227,8 @@ $('#say').addEventListener('keydown', (e) => {
 if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('/sw.js').catch(() => { /* the app works without the offline shell */ });
 }
+
+// Notifications of pending cards: subscribed from the header button only.
+new PushToggle($('#push-toggle'), () => store.token(), toast);
 
 if (store.token()) startSession(); else showLogin();
