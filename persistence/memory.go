@@ -49,7 +49,7 @@ func prepareMemories(items []messages.MemoryItem, now time.Time) (out []prepared
 		if !auditTimeOK(m.CreatedAt) {
 			return nil, 0, fmt.Errorf("memory %s: created_at %s out of range: %w", m.MemoryID, m.CreatedAt, ErrInvalid)
 		}
-		val, err := encodeJSON(m)
+		val, err := encodeMemory(m)
 		if err != nil {
 			return nil, 0, fmt.Errorf("memory %s: %w", m.MemoryID, err)
 		}
